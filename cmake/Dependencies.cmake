@@ -1,0 +1,26 @@
+# The fixed dependencies, as Debian 12 packages them. See docs/design-decisions.md.
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED CONFIG)
+find_package(Boost 1.81 REQUIRED CONFIG)
+find_package(GTest REQUIRED)
+
+# Debian's cpp-httplib is a compiled library with a pkg-config file only; its -D flags
+# change class layouts, so they must come from pkg-config (building without them crashes).
+find_package(httplib 0.11 CONFIG QUIET)
+if(NOT TARGET httplib::httplib)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(CPPHTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib>=0.11)
+  add_library(httplib::httplib ALIAS PkgConfig::CPPHTTPLIB)
+endif()
+
+# Boost.Process v2 is header-only in 1.81. Use std::filesystem, and force-include the
+# headers that v2/detail/config.hpp forgets (boostorg/process#280).
+if(NOT TARGET mcp_process_support)
+  add_library(mcp_process_support INTERFACE)
+  target_link_libraries(mcp_process_support INTERFACE Boost::headers Threads::Threads)
+  target_compile_definitions(mcp_process_support INTERFACE BOOST_PROCESS_USE_STD_FS)
+  target_compile_options(mcp_process_support INTERFACE
+    "SHELL:-include boost/optional.hpp" "SHELL:-include boost/type_traits.hpp")
+endif()
+
+include(GoogleTest)

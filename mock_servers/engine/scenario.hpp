@@ -1,0 +1,124 @@
+// Scenario fixtures: loading, validation and resolution for one run.
+// The format is documented in docs/scenario-format.md.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/verdict.hpp"
+
+namespace mcpping {
+
+using Json = nlohmann::json;
+
+// The known protocol revisions, oldest first.
+const std::vector<std::string>& known_revisions();
+// Index in known_revisions(), or nullopt for an unknown revision.
+std::optional<std::size_t> revision_index(std::string_view revision);
+
+// The known transports: "stdio", "streamable-http", "sse".
+const std::vector<std::string>& known_transports();
+
+// A fixture the suite cannot use. what() reads "<file>: <json pointer>: <reason>".
+class FixtureError : public std::runtime_error {
+ public:
+  FixtureError(std::string file, std::string pointer, std::string reason);
+  const std::string& file() const { return file_; }
+  const std::string& pointer() const { return pointer_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string file_, pointer_, reason_;
+};
+
+struct SpecReference {
+  std::string key;
+  std::string url;
+  std::string revision;
+  std::string text;
+};
+
+// fixtures/spec-references.json, by key.
+using SpecReferences = std::map<std::string, SpecReference>;
+SpecReferences load_spec_references(const std::filesystem::path& file);
+
+// A check as a fixture declares it.
+struct CheckDef {
+  std::string id;  // short id, unique within the scenario
+  Level level = Level::Must;
+  std::vector<std::string> spec;  // keys into SpecReferences
+};
+
+// A check on one of the driver's step lines.
+struct DriverCheck {
+  CheckDef check;
+  std::size_t step = 0;  // index into driver_steps
+  Json expect;           // a pattern (docs/scenario-format.md)
+};
+
+// The timeout table: name -> milliseconds.
+using TimeoutTable = std::map<std::string, double>;
+
+struct Defaults {
+  TimeoutTable timeouts;
+  std::size_t line_cap_bytes = 1 << 20;
+  Json server_info;
+  Json capabilities;
+  Json tools;
+};
+Defaults load_defaults(const std::filesystem::path& file);
+
+struct Scenario {
+  std::string id;  // e.g. "ping/colliding-id"
+  std::filesystem::path file;
+  std::string title;
+  std::string description;
+  std::string catches;
+  std::vector<std::string> transports;
+  std::string revision_from = "2024-11-05";
+  std::string revision_until = "2025-11-25";
+  Json driver_steps;  // array
+  std::vector<DriverCheck> driver_checks;
+  Json script;                        // array of steps, as in the file
+  Level deadline_kill = Level::Must;  // Must: a hung driver is FAIL; Info: INFORMATIONAL
+  // Every check the script declares, in script order (driver checks not included).
+  std::vector<CheckDef> script_checks;
+
+  bool runs_on(std::string_view transport) const;
+  bool applies_to(std::string_view revision) const;
+};
+
+// Loads and validates one fixture. `id` is the case id (path below scenarios/, no .json).
+// Throws FixtureError naming file, field and reason.
+Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
+                       const Defaults& defaults, const SpecReferences& refs);
+
+// Loads every fixture under `scenarios_dir`, sorted by id. Throws on the first broken one.
+std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
+                                     const Defaults& defaults, const SpecReferences& refs);
+
+// What one case needs to know at run time.
+struct RunSettings {
+  std::string transport = "stdio";
+  std::string revision = "2025-11-25";
+  double timeout_multiplier = 1.0;
+};
+
+// The timeout table scaled by the multiplier.
+TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier);
+
+// The self-contained script file the mock server runs: the scenario's script and checks,
+// the scaled timeout table, the defaults and the run settings. The mock server needs
+// nothing else.
+Json resolve_script(const Scenario& scenario, const Defaults& defaults, const RunSettings& run);
+
+// driver_steps with every {"op":"idle","timeout":NAME} turned into {"op":"idle","ms":N}.
+Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled);
+
+}  // namespace mcpping

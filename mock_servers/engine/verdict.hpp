@@ -1,0 +1,29 @@
+// Levels and verdicts, as design/VERDICTS.md defines them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mcpping {
+
+enum class Level { Must, Should, Info };
+
+// Ordered by severity: a case's verdict is the worst of its checks' verdicts.
+enum class Verdict { Pass, Informational, Unsupported, NonStrict, Fail, Error };
+
+std::string_view to_string(Level level);        // "MUST", "SHOULD", "INFO"
+std::string_view to_string(Verdict verdict);    // "PASS", "NON_STRICT", ...
+std::optional<Level> parse_level(std::string_view text);
+std::optional<Verdict> parse_verdict(std::string_view text);
+
+// The verdict of a check of this level that was not met.
+Verdict failure_verdict(Level level);
+
+// The more severe of the two.
+Verdict worst(Verdict a, Verdict b);
+
+// Whether a case with this verdict fails the run.
+bool fails_run(Verdict verdict, bool strict);
+
+}  // namespace mcpping
