@@ -121,4 +121,24 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
 // driver_steps with every {"op":"idle","timeout":NAME} turned into {"op":"idle","ms":N}.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled);
 
+// --- Beyond the runner's needs: shared with the mock servers and the tests. ---
+
+// The timeout names every resolved script must define (the interpreter's defaults use them).
+const std::vector<std::string>& required_timeouts();
+
+// The check the `handshake` step records.
+CheckDef handshake_check();
+
+// Validates a script array. `file` names the source in errors; pointers start at "/script".
+// `timeout_names` are the names `within`/`window`/`pause` may use. With `refs`, spec keys
+// must exist there. Returns the checks the script declares, in script order.
+std::vector<CheckDef> validate_script(const Json& script, const std::string& file,
+                                      const TimeoutTable& timeouts, const SpecReferences* refs);
+
+// Checks the shape of a resolve_script() result (the mock servers' input). Throws
+// FixtureError naming `file`.
+void validate_resolved_script(const Json& resolved, const std::string& file);
+
+Json to_json(const CheckDef& check);
+
 }  // namespace mcpping

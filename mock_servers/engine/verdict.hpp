@@ -7,13 +7,14 @@
 
 namespace mcpping {
 
-enum class Level { Must, Should, Info };
+// May: welcome but not required (met: PASS, unmet: INFORMATIONAL), docs/verdicts.md.
+enum class Level { Must, Should, Info, May };
 
 // Ordered by severity: a case's verdict is the worst of its checks' verdicts.
 enum class Verdict { Pass, Informational, Unsupported, NonStrict, Fail, Error };
 
-std::string_view to_string(Level level);        // "MUST", "SHOULD", "INFO"
-std::string_view to_string(Verdict verdict);    // "PASS", "NON_STRICT", ...
+std::string_view to_string(Level level);      // "MUST", "SHOULD", "INFO", "MAY"
+std::string_view to_string(Verdict verdict);  // "PASS", "NON_STRICT", ...
 std::optional<Level> parse_level(std::string_view text);
 std::optional<Verdict> parse_verdict(std::string_view text);
 

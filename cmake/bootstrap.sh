@@ -1,0 +1,69 @@
+#!/bin/sh
+# Sets up, builds and runs mcp-ping-conformance on Debian 12. Installs what is missing
+# (as root), so it works on a fresh machine and is quick when everything is there.
+#
+#   cmake/bootstrap.sh suite      the full catalogue against the reference client, with reports
+#   cmake/bootstrap.sh test       the project's own tests (ctest)
+#   cmake/bootstrap.sh sanitize   the unit and self-tests under AddressSanitizer + UBSan
+#
+# Environment: MCP_PING_BUILD_DIR (default <repo>/build), MCP_PING_REPORT_DIR (default
+# <build>/report), MCP_PING_JOBS (default: the number of cores).
+set -eu
+
+usage() {
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+[ $# -eq 1 ] || usage
+mode=$1
+case "$mode" in suite | test | sanitize) ;; *) usage ;; esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${MCP_PING_BUILD_DIR:-$root/build}
+jobs=${MCP_PING_JOBS:-$(nproc)}
+
+# Debian 12 packages the suite builds with.
+packages="cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libboost1.81-dev
+nlohmann-json3-dev libcpp-httplib-dev"
+missing=""
+for package in $packages; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $package"
+  fi
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "bootstrap: missing packages:$missing (run as root, or install them)" >&2
+    exit 2
+  fi
+  echo "bootstrap: installing$missing"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
+
+configure_and_build() { # <build dir> [cmake options...]
+  dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+case "$mode" in
+  suite)
+    configure_and_build "$build"
+    report=${MCP_PING_REPORT_DIR:-$build/report}
+    exec "$build/bin/mcp-ping-conformance" run --strict --report-dir "$report" \
+      -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
+    ;;
+  test)
+    configure_and_build "$build"
+    exec ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 300 \
+      --output-junit "$build/ctest-junit.xml"
+    ;;
+  sanitize)
+    configure_and_build "$build-sanitize" -DMCP_PING_SANITIZE=ON
+    exec ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure --timeout 300 \
+      -L 'unit|selftest'
+    ;;
+esac

@@ -1,0 +1,33 @@
+// Which cases a run consists of: scenarios × transports, filtered, with their applicability.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/scenario.hpp"
+
+namespace mcpping {
+
+struct PlannedCase {
+  const Scenario* scenario = nullptr;
+  std::string transport;
+  std::optional<std::string> unsupported;  // why the case cannot apply to this run
+};
+
+struct PlanRequest {
+  std::vector<std::string> globs;        // empty: every scenario
+  std::optional<std::string> transport;  // empty: every transport the suite hosts
+  std::string revision = "2025-11-25";
+  std::vector<std::string> hosted_transports;  // those the suite has a mock server for
+};
+
+// Cases in catalogue order, then transport order. Throws std::invalid_argument when a glob
+// matches no scenario (a typo must not silently run nothing).
+std::vector<PlannedCase> plan_cases(const std::vector<Scenario>& catalogue,
+                                    const PlanRequest& request);
+
+// Shell-style match on case ids: '*' and '?' also match '/', so "ping/*" covers "ping/id/zero".
+bool glob_matches(const std::string& pattern, const std::string& id);
+
+}  // namespace mcpping

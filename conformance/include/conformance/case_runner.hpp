@@ -1,0 +1,32 @@
+// Runs one case: prepares its evidence folder, starts the driver against the mock server,
+// waits within the case deadline, cleans up, and evaluates.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "conformance/case_plan.hpp"
+#include "engine/scenario.hpp"
+#include "reports/results.hpp"
+
+namespace mcpping {
+
+struct SuiteSetup {
+  Defaults defaults;
+  SpecReferences refs;
+  std::vector<Scenario> catalogue;
+  std::filesystem::path mock_stdio_server;
+  std::vector<std::string> driver_argv;
+  std::string revision = "2025-11-25";
+  double timeout_multiplier = 1.0;
+  std::filesystem::path report_dir;
+};
+
+// The folder of a case's evidence: <report dir>/cases/<transport>/<case id>.
+std::filesystem::path evidence_dir_for(const std::filesystem::path& report_dir,
+                                       const std::string& transport, const std::string& case_id);
+
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup);
+
+}  // namespace mcpping

@@ -1,0 +1,54 @@
+// Runs one program in its own process group with a hard deadline and bounded output capture.
+// The 1.81 workarounds for Boost.Process live behind this one interface.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcpping {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;                 // argv[0] is the program; no shell
+  std::map<std::string, std::string> extra_env;  // added to (or replacing in) our env
+  std::filesystem::path stdout_file;             // captured here, up to capture_cap
+  std::filesystem::path stderr_file;
+  std::size_t capture_cap = 8u << 20;            // bytes kept per stream; the rest counted
+  std::chrono::milliseconds deadline{10000};     // then SIGTERM to the group
+  std::chrono::milliseconds kill_grace{1000};    // then SIGKILL to the group
+  std::chrono::milliseconds output_drain{2000};  // after exit: wait for pipes to close
+};
+
+struct ChildOutcome {
+  enum class Kind {
+    kExited,       // exit status in `exit_code`
+    kSignaled,     // died of `signal` (not ours)
+    kTimedOut,     // still running at the deadline; we killed the group
+    kSpawnFailed,  // could not start: `spawn_error`
+  };
+  Kind kind = Kind::kExited;
+  int exit_code = 0;
+  int signal = 0;
+  std::string spawn_error;
+  std::size_t stdout_bytes = 0;  // as produced, including what the cap dropped
+  std::size_t stderr_bytes = 0;
+  std::chrono::milliseconds wall{0};
+  bool group_killed_after_exit = false;  // processes left in the group had to be killed
+};
+
+// Starts the program, waits until it exits or the deadline passes, kills its whole process
+// group, and returns only when nothing of it is left running. Never throws for the child's
+// behaviour; throws std::system_error only when the machine refuses pipes or threads.
+ChildOutcome run_child(const SpawnSpec& spec);
+
+// Kills the process groups of every child run_child() is waiting for. For an interrupted run:
+// drivers live in their own groups, so a Ctrl-C at the terminal does not reach them.
+void kill_all_children();
+
+// "exit 3", "signal 13 (SIGPIPE)", "still running after 20000 ms", "could not start: ...".
+std::string describe(const ChildOutcome& outcome);
+
+}  // namespace mcpping

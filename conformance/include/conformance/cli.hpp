@@ -1,0 +1,49 @@
+// The command line of mcp-ping-conformance.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mcpping {
+
+// A command line the suite cannot act on (exit status 2).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct RunOptions {
+  std::vector<std::string> scenario_globs;
+  std::optional<std::string> transport;
+  bool strict = false;
+  std::string revision = "2025-11-25";
+  double timeout_multiplier = 1.0;
+  std::filesystem::path report_dir = "mcp-ping-report";
+  std::optional<std::filesystem::path> junit;  // default: <report dir>/junit.xml
+  std::optional<std::filesystem::path> fixtures;
+  unsigned jobs = 0;                         // 0: chosen from the machine
+  std::optional<int> unsupported_exit_code;  // exit status when every case was UNSUPPORTED
+  std::vector<std::string> driver_argv;
+};
+
+struct ListOptions {
+  std::optional<std::string> transport;
+  bool markdown = false;  // docs/catalogue.md instead of one line per case
+  std::optional<std::filesystem::path> fixtures;
+};
+
+struct Command {
+  enum class Kind { kRun, kList, kHelp, kVersion } kind = Kind::kHelp;
+  RunOptions run;
+  ListOptions list;
+};
+
+// Throws UsageError with a message that names the offending word.
+Command parse_command_line(const std::vector<std::string>& args);
+
+std::string usage_text();
+
+}  // namespace mcpping

@@ -1,0 +1,36 @@
+// Runs a planned set of cases in parallel, printing progress as cases finish.
+#pragma once
+
+#include <ostream>
+#include <stdexcept>
+#include <vector>
+
+#include "conformance/case_plan.hpp"
+#include "conformance/case_runner.hpp"
+#include "reports/results.hpp"
+
+namespace mcpping {
+
+// The suite cannot run at all (exit status 2): a driver that fails the pre-check, a missing
+// executable.
+class SuiteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// DRIVER-CONTRACT.md: given the op "__unsupported__", a driver must exit 127. One that
+// pretends to support everything is caught here. Throws SuiteError.
+void precheck_driver(const SuiteSetup& setup, const std::string& transport);
+
+struct SuiteOptions {
+  bool strict = false;
+  unsigned jobs = 1;
+};
+
+RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
+                    const SuiteOptions& options, std::ostream& out);
+
+// "Total N: P passed, F failed, S non-strict, U unsupported, I informational, E errors".
+std::string closing_line(const RunResult& run);
+
+}  // namespace mcpping

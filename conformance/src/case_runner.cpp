@@ -1,0 +1,165 @@
+#include "conformance/case_runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "conformance/child_process.hpp"
+#include "conformance/driver_protocol.hpp"
+#include "conformance/evaluation.hpp"
+#include "conformance/transcript_reader.hpp"
+#include "reports/json_report.hpp"
+
+namespace mcpping {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path evidence_dir_for(const fs::path& report_dir, const std::string& transport,
+                          const std::string& case_id) {
+  return report_dir / "cases" / transport / case_id;
+}
+
+namespace {
+
+std::chrono::milliseconds scaled_ms(const TimeoutTable& table, const std::string& name) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(table.at(name))));
+}
+
+void write_file(const fs::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A shell line that reruns the case by hand, for the evidence folder.
+std::string reproduce_script(const DriverInvocation& invocation) {
+  const auto quote = [](const std::string& word) {
+    std::string out = "'";
+    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  };
+  std::string script = "#!/bin/sh\n# Reruns this case's driver against the same script.\n";
+  for (const auto& [name, value] : invocation.env) {
+    script += "export " + name + "=" + quote(value) + "\n";
+  }
+  script += "exec";
+  for (const auto& word : invocation.argv) script += " " + quote(word);
+  return script + "\n";
+}
+
+// The mock server normally exits with the client. One the client left running (in another
+// process group, ignoring end of file) is stopped here, so no case leaves a process behind.
+void stop_leftover_mock(const fs::path& pid_file, std::chrono::milliseconds grace) {
+  std::ifstream in(pid_file);
+  pid_t pid = 0;
+  if (!(in >> pid) || pid <= 1) return;
+  // Make sure the pid still names our mock server, not a process that reused the number.
+  const std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  if (cmdline.find("mcp-mock-") == std::string::npos ||
+      cmdline.find(pid_file.parent_path().string()) == std::string::npos) {
+    return;
+  }
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return;
+  pollfd waiter{pidfd, POLLIN, 0};
+  if (::poll(&waiter, 1, static_cast<int>(grace.count())) == 0) {
+    ::kill(pid, SIGKILL);
+    ::poll(&waiter, 1, 1000);
+  }
+  ::close(pidfd);
+}
+
+}  // namespace
+
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
+  const Scenario& scenario = *planned.scenario;
+  CaseResult result;
+  result.case_id = scenario.id;
+  result.transport = planned.transport;
+  result.title = scenario.title;
+  result.description = scenario.description;
+  result.catches = scenario.catches;
+  if (planned.unsupported) {
+    result.verdict = Verdict::Unsupported;
+    result.reason = *planned.unsupported;
+    return result;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const fs::path dir = evidence_dir_for(setup.report_dir, planned.transport, scenario.id);
+  result.evidence_dir = dir;
+  try {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+
+    const RunSettings settings{planned.transport, setup.revision, setup.timeout_multiplier};
+    const TimeoutTable timeouts = scaled_timeouts(setup.defaults, setup.timeout_multiplier);
+    const fs::path script_file = dir / "script.json";
+    write_file(script_file, resolve_script(scenario, setup.defaults, settings).dump(2) + "\n");
+    const json steps = resolve_driver_steps(scenario, timeouts);
+    const json server = {{"command",
+                          {setup.mock_stdio_server.string(), "--script", script_file.string(),
+                           "--evidence-dir", dir.string()}}};
+    const DriverInvocation invocation = make_invocation(
+        setup.driver_argv, scenario.id, planned.transport, setup.revision, server, steps);
+    write_file(dir / "reproduce.sh", reproduce_script(invocation));
+
+    SpawnSpec spec;
+    spec.argv = invocation.argv;
+    spec.extra_env = invocation.env;
+    spec.stdout_file = dir / "client.stdout";
+    spec.stderr_file = dir / "client.stderr";
+    // The mock server ends the script at the case deadline; the driver gets a little more to
+    // finish its close step before it counts as hung.
+    const auto deadline = scaled_ms(timeouts, "case_deadline_ms");
+    const auto grace = std::chrono::milliseconds(
+        static_cast<std::int64_t>(std::ceil(2000 * setup.timeout_multiplier)));
+    spec.deadline = deadline + grace;
+    spec.kill_grace = grace;
+    spec.output_drain = grace;
+
+    CaseObservations observed;
+    observed.transport = planned.transport;
+    observed.driver = run_child(spec);
+    stop_leftover_mock(dir / "mock.pid", grace);
+    observed.driver_report = parse_driver_output(read_file(spec.stdout_file), steps);
+    observed.transcript = read_transcript(dir / "transcript.jsonl");
+
+    Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);
+    result.verdict = evaluation.verdict;
+    result.reason = evaluation.reason;
+    result.checks = std::move(evaluation.checks);
+    if (result.verdict != Verdict::Pass) {
+      result.transcript_excerpt =
+          transcript_excerpt(dir / "transcript.txt", evaluation.focus_ms, 12, 4);
+    }
+  } catch (const std::exception& e) {
+    // The suite's own trouble (a full disk, an unwritable folder) is never the client's fault.
+    result.verdict = Verdict::Error;
+    result.reason = std::string("the suite could not run the case: ") + e.what();
+  }
+  result.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  try {
+    write_case_verdict(result);
+  } catch (const std::exception& e) {
+    result.verdict = Verdict::Error;
+    result.reason = e.what();
+  }
+  return result;
+}
+
+}  // namespace mcpping

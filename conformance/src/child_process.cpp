@@ -1,0 +1,278 @@
+#include "conformance/child_process.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/stdio.hpp>
+// Boost 1.81 declares process_environment::on_setup inline in header-only mode but never
+// includes its definition; without this, linking fails.
+#include <boost/process/v2/impl/environment.ipp>
+
+extern char** environ;
+
+namespace mcpping {
+namespace {
+
+namespace asio = boost::asio;
+namespace bp2 = boost::process::v2;
+
+// Runs in the child between fork and exec.
+struct ChildSetup {
+  template <typename Launcher>
+  boost::system::error_code on_exec_setup(Launcher&, const std::filesystem::path&,
+                                          const char* const*) {
+    // Its own process group, so that one kill reaches everything the driver started.
+    ::setpgid(0, 0);
+    // The runner's libraries may ignore SIGPIPE (httplib does, process-wide) and children
+    // inherit ignored dispositions across exec. A client that would die of SIGPIPE must die
+    // of it here too, or the suite cannot see that defect.
+    ::signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    return {};
+  }
+};
+
+// Reads one pipe to its end, keeping at most `cap` bytes in a file.
+class Capture {
+ public:
+  Capture(asio::io_context& ctx, const std::filesystem::path& file, std::size_t cap)
+      : pipe_(ctx), file_(file, std::ios::binary | std::ios::trunc), cap_(cap) {}
+
+  asio::readable_pipe& pipe() { return pipe_; }
+  bool open() const { return open_; }
+  std::size_t bytes() const { return bytes_; }
+
+  void start() {
+    pipe_.async_read_some(asio::buffer(buffer_),
+                          [this](boost::system::error_code ec, std::size_t n) {
+                            if (n > 0) keep(n);
+                            if (ec) {
+                              open_ = false;
+                              if (bytes_ > cap_) {
+                                file_ << "\n[mcp-ping-conformance: output cut at " << cap_ << " of "
+                                      << bytes_ << " bytes]\n";
+                              }
+                              file_.flush();
+                              return;
+                            }
+                            start();
+                          });
+  }
+
+  void close() {
+    boost::system::error_code ignored;
+    pipe_.close(ignored);
+    open_ = false;
+  }
+
+ private:
+  void keep(std::size_t n) {
+    if (bytes_ < cap_)
+      file_.write(buffer_.data(), static_cast<std::streamsize>(std::min(n, cap_ - bytes_)));
+    bytes_ += n;
+  }
+
+  asio::readable_pipe pipe_;
+  std::ofstream file_;
+  std::size_t cap_;
+  std::size_t bytes_ = 0;
+  bool open_ = true;
+  std::array<char, 65536> buffer_{};
+};
+
+// The process groups being waited for, so that an interrupted run can kill them all.
+std::mutex live_groups_mutex;
+std::set<pid_t> live_groups;
+
+class LiveGroup {
+ public:
+  explicit LiveGroup(pid_t group) : group_(group) {
+    const std::lock_guard lock(live_groups_mutex);
+    live_groups.insert(group_);
+  }
+  ~LiveGroup() {
+    const std::lock_guard lock(live_groups_mutex);
+    live_groups.erase(group_);
+  }
+  LiveGroup(const LiveGroup&) = delete;
+  LiveGroup& operator=(const LiveGroup&) = delete;
+
+ private:
+  pid_t group_;
+};
+
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string_view kv(*entry);
+    const auto name = kv.substr(0, kv.find('='));
+    if (!extra.count(std::string(name))) env.emplace_back(kv);
+  }
+  for (const auto& [name, value] : extra) env.push_back(name + "=" + value);
+  return env;
+}
+
+// The program to exec: argv[0] as a path, or looked up in PATH when it has no slash.
+std::optional<std::filesystem::path> resolve_program(const std::string& name, std::string& why) {
+  std::filesystem::path program = name;
+  if (name.find('/') == std::string::npos) {
+    program = bp2::environment::find_executable(name);
+    if (program.empty()) {
+      why = "'" + name + "' is not found in PATH";
+      return std::nullopt;
+    }
+  }
+  // Checked here because a failed exec in Boost.Process 1.81 runs the parent's atexit handlers
+  // in the child (boostorg/process#514).
+  if (::access(program.c_str(), X_OK) != 0) {
+    why = "'" + program.string() + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  return program;
+}
+
+}  // namespace
+
+ChildOutcome run_child(const SpawnSpec& spec) {
+  ChildOutcome outcome;
+  const auto started = std::chrono::steady_clock::now();
+  if (spec.argv.empty()) {
+    outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+    outcome.spawn_error = "empty command";
+    return outcome;
+  }
+  std::string why;
+  const auto program = resolve_program(spec.argv.front(), why);
+  if (!program) {
+    outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+    outcome.spawn_error = why;
+    return outcome;
+  }
+
+  asio::io_context ctx;
+  Capture out(ctx, spec.stdout_file, spec.capture_cap);
+  Capture err(ctx, spec.stderr_file, spec.capture_cap);
+  const std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+
+  // Buffered output would otherwise be duplicated by a child whose exec fails (#514).
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::optional<bp2::process> child;
+  try {
+    child.emplace(ctx, *program, args, bp2::process_stdio{nullptr, out.pipe(), err.pipe()},
+                  bp2::process_environment{child_environment(spec.extra_env)}, ChildSetup{});
+  } catch (const std::exception& e) {
+    outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+    outcome.spawn_error = e.what();
+    return outcome;
+  }
+  const pid_t group = child->id();
+  const LiveGroup registered(group);
+
+  bool exited = false;
+  bool timed_out = false;
+  asio::steady_timer deadline(ctx);
+  asio::steady_timer drain(ctx);
+
+  const auto kill_group_now = [&] {
+    if (::kill(-group, 0) == 0) {
+      ::kill(-group, SIGKILL);
+      return true;
+    }
+    return false;
+  };
+
+  out.start();
+  err.start();
+  child->async_wait([&](boost::system::error_code, int) {
+    exited = true;
+    deadline.cancel();
+    // Children of the driver may still hold its pipes: give them a bounded time to finish.
+    drain.expires_after(spec.output_drain);
+    drain.async_wait([&](boost::system::error_code ec) {
+      if (ec) return;
+      outcome.group_killed_after_exit = kill_group_now();
+      out.close();
+      err.close();
+    });
+  });
+  deadline.expires_after(spec.deadline);
+  deadline.async_wait([&](boost::system::error_code ec) {
+    if (ec || exited) return;
+    timed_out = true;
+    ::kill(-group, SIGTERM);
+    deadline.expires_after(spec.kill_grace);
+    deadline.async_wait([&](boost::system::error_code ec2) {
+      if (!ec2 && !exited) ::kill(-group, SIGKILL);
+    });
+  });
+
+  // Run until the child has exited and both pipes are closed (or the drain timer closed them).
+  while (!(exited && !out.open() && !err.open())) {
+    if (ctx.run_one() == 0) break;
+  }
+  drain.cancel();
+  // Whatever is left of the group goes now: no run leaves a process behind.
+  if (kill_group_now()) outcome.group_killed_after_exit = true;
+  ctx.poll();
+
+  const int status = child->native_exit_code();
+  outcome.stdout_bytes = out.bytes();
+  outcome.stderr_bytes = err.bytes();
+  outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  if (timed_out) {
+    outcome.kind = ChildOutcome::Kind::kTimedOut;
+  } else if (WIFSIGNALED(status)) {
+    outcome.kind = ChildOutcome::Kind::kSignaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.kind = ChildOutcome::Kind::kExited;
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+  return outcome;
+}
+
+void kill_all_children() {
+  const std::lock_guard lock(live_groups_mutex);
+  for (const pid_t group : live_groups) ::kill(-group, SIGKILL);
+}
+
+std::string describe(const ChildOutcome& outcome) {
+  switch (outcome.kind) {
+    case ChildOutcome::Kind::kExited:
+      return "exit " + std::to_string(outcome.exit_code);
+    case ChildOutcome::Kind::kSignaled: {
+      const char* name = sigabbrev_np(outcome.signal);
+      return "killed by signal " + std::to_string(outcome.signal) +
+             (name ? " (SIG" + std::string(name) + ")" : std::string());
+    }
+    case ChildOutcome::Kind::kTimedOut:
+      return "still running after " + std::to_string(outcome.wall.count()) +
+             " ms; its process group was killed";
+    case ChildOutcome::Kind::kSpawnFailed:
+      return "could not start: " + outcome.spawn_error;
+  }
+  return "unknown";
+}
+
+}  // namespace mcpping

@@ -1,0 +1,171 @@
+#include "conformance/cli.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "engine/scenario.hpp"
+
+namespace mcpping {
+
+std::string usage_text() {
+  return R"(usage:
+  mcp-ping-conformance list [--transport T] [--fixtures DIR] [--markdown]
+  mcp-ping-conformance run [--scenario GLOB]... [--transport T] [--strict]
+                           [--revision R] [--timeout-multiplier X] [--report-dir DIR]
+                           [--junit FILE] [--jobs N] [--fixtures DIR]
+                           [--unsupported-exit-code N] -- <driver argv...>
+  mcp-ping-conformance --help | --version
+
+run options:
+  --scenario GLOB          cases whose id matches (repeatable; '*' also matches '/')
+  --transport T            stdio | streamable-http | sse (default: every transport)
+  --strict                 NON_STRICT verdicts fail the run
+  --revision R             protocol revision the driver offers (default 2025-11-25)
+  --timeout-multiplier X   scales every bound of the timeout table (default 1)
+  --report-dir DIR         evidence and reports (default ./mcp-ping-report)
+  --junit FILE             JUnit XML (default <report-dir>/junit.xml)
+  --jobs N                 cases run at once (default: 2 x cores)
+  --fixtures DIR           scenario fixtures (default: the suite's own)
+  --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
+
+The driver argv follows '--' as separate words; it is never split on spaces.
+Exit status: 0 nothing failed, 1 a case failed, 2 usage or suite error.
+)";
+}
+
+namespace {
+
+class Words {
+ public:
+  explicit Words(const std::vector<std::string>& args) : args_(args) {}
+  bool done() const { return i_ >= args_.size(); }
+  const std::string& peek() const { return args_[i_]; }
+  std::string next() { return args_[i_++]; }
+  // The value of an option given as "--name value" or "--name=value".
+  std::string value_of(const std::string& option, std::optional<std::string>& inline_value) {
+    if (inline_value) return *std::exchange(inline_value, std::nullopt);
+    if (done()) throw UsageError(option + " needs a value");
+    return next();
+  }
+  std::vector<std::string> rest() {
+    std::vector<std::string> out(args_.begin() + static_cast<std::ptrdiff_t>(i_), args_.end());
+    i_ = args_.size();
+    return out;
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  std::size_t i_ = 0;
+};
+
+std::string checked_transport(const std::string& value) {
+  const auto& known = known_transports();
+  if (std::find(known.begin(), known.end(), value) == known.end()) {
+    throw UsageError("--transport '" + value + "': expected stdio, streamable-http or sse");
+  }
+  return value;
+}
+
+double parse_number(const std::string& option, const std::string& value) {
+  char* end = nullptr;
+  const double number = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !std::isfinite(number)) {
+    throw UsageError(option + " '" + value + "': not a number");
+  }
+  return number;
+}
+
+long parse_integer(const std::string& option, const std::string& value, long min, long max) {
+  char* end = nullptr;
+  const long number = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || number < min || number > max) {
+    throw UsageError(option + " '" + value + "': expected a whole number from " +
+                     std::to_string(min) + " to " + std::to_string(max));
+  }
+  return number;
+}
+
+}  // namespace
+
+Command parse_command_line(const std::vector<std::string>& args) {
+  Command command;
+  Words words(args);
+  if (words.done()) throw UsageError("no command given");
+  const std::string verb = words.next();
+  if (verb == "--help" || verb == "-h" || verb == "help") return command;
+  if (verb == "--version") {
+    command.kind = Command::Kind::kVersion;
+    return command;
+  }
+  if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
+  command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
+  RunOptions& run = command.run;
+  ListOptions& list = command.list;
+  bool saw_separator = false;
+  while (!words.done()) {
+    std::string word = words.next();
+    if (word == "--") {
+      saw_separator = true;
+      break;
+    }
+    std::optional<std::string> inline_value;
+    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+    }
+    const auto value = [&] { return words.value_of(word, inline_value); };
+    if (word == "--help" || word == "-h") {
+      command.kind = Command::Kind::kHelp;
+      return command;
+    } else if (word == "--transport") {
+      const auto transport = checked_transport(value());
+      run.transport = list.transport = transport;
+    } else if (word == "--fixtures") {
+      run.fixtures = list.fixtures = std::filesystem::path(value());
+    } else if (verb == "list" && word == "--markdown") {
+      list.markdown = true;
+    } else if (verb == "list") {
+      throw UsageError("list: unknown option '" + word + "'");
+    } else if (word == "--scenario") {
+      run.scenario_globs.push_back(value());
+    } else if (word == "--strict") {
+      run.strict = true;
+    } else if (word == "--revision") {
+      run.revision = value();
+      if (!revision_index(run.revision)) {
+        std::string known;
+        for (const auto& r : known_revisions()) known += (known.empty() ? "" : ", ") + r;
+        throw UsageError("--revision '" + run.revision + "': expected one of " + known);
+      }
+    } else if (word == "--timeout-multiplier") {
+      run.timeout_multiplier = parse_number(word, value());
+      if (run.timeout_multiplier < 0.1 || run.timeout_multiplier > 100) {
+        throw UsageError("--timeout-multiplier must be from 0.1 to 100");
+      }
+    } else if (word == "--report-dir") {
+      run.report_dir = value();
+    } else if (word == "--junit") {
+      run.junit = std::filesystem::path(value());
+    } else if (word == "--jobs" || word == "-j") {
+      run.jobs = static_cast<unsigned>(parse_integer(word, value(), 1, 256));
+    } else if (word == "--unsupported-exit-code") {
+      run.unsupported_exit_code = static_cast<int>(parse_integer(word, value(), 0, 255));
+    } else {
+      throw UsageError("run: unknown option '" + word + "'");
+    }
+    if (inline_value) throw UsageError(word + " takes no value");
+  }
+  if (command.kind == Command::Kind::kRun) {
+    if (!saw_separator) {
+      throw UsageError("run: give the driver after '--', e.g. run -- ./my-driver --flag");
+    }
+    run.driver_argv = words.rest();
+    if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
+  } else if (saw_separator) {
+    throw UsageError("list takes no driver");
+  }
+  return command;
+}
+
+}  // namespace mcpping

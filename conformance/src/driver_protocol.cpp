@@ -1,0 +1,90 @@
+#include "conformance/driver_protocol.hpp"
+
+#include <sstream>
+
+namespace mcpping {
+
+using nlohmann::json;
+
+DriverInvocation make_invocation(const std::vector<std::string>& driver_argv,
+                                 const std::string& case_id, const std::string& transport,
+                                 const std::string& revision, const json& server,
+                                 const json& steps) {
+  DriverInvocation invocation;
+  invocation.argv = driver_argv;
+  if (server.contains("url")) invocation.argv.push_back(server["url"].get<std::string>());
+  invocation.env = {
+      {"MCP_CONFORMANCE_SCENARIO", case_id},
+      {"MCP_CONFORMANCE_TRANSPORT", transport},
+      {"MCP_CONFORMANCE_PROTOCOL_VERSION", revision},
+      {"MCP_CONFORMANCE_CONTEXT", json{{"server", server}, {"steps", steps}}.dump()},
+  };
+  return invocation;
+}
+
+namespace {
+
+std::string quote(const std::string& line) {
+  constexpr std::size_t kMax = 300;
+  std::string shown = line.size() > kMax ? line.substr(0, kMax) + " [...]" : line;
+  return json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+DriverReport parse_driver_output(const std::string& output, const json& steps) {
+  DriverReport report;
+  std::size_t begin = 0;
+  std::size_t number = 0;
+  std::size_t base = 0;
+  while (begin < output.size()) {
+    std::size_t end = output.find('\n', begin);
+    if (end == std::string::npos) {
+      // A line without its newline: the driver died while writing it. Not a step result.
+      report.last_line_incomplete = true;
+      break;
+    }
+    std::string line = output.substr(begin, end - begin);
+    begin = end + 1;
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto fail = [&](const std::string& why) {
+      report.problem = "stdout line " + std::to_string(number) + " " + why + ": " + quote(line);
+    };
+    json parsed = json::parse(line, nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object()) {
+      fail("is not a JSON object (drivers print step results only; logs go to stderr)");
+      return report;
+    }
+    if (!parsed.contains("step") || !parsed["step"].is_number_integer() || !parsed.contains("op") ||
+        !parsed["op"].is_string() || !parsed.contains("ok") || !parsed["ok"].is_boolean()) {
+      fail("lacks the members step (integer), op (string) and ok (boolean)");
+      return report;
+    }
+    const auto step = parsed["step"].get<std::int64_t>();
+    // The contract counts steps from 0; a driver counting from 1 is accepted too, decided by
+    // its first line.
+    if (report.steps.empty() && step == 1) base = 1;
+    const std::size_t expected = report.steps.size();
+    if (step < 0 || static_cast<std::size_t>(step) != expected + base) {
+      fail("reports step " + std::to_string(step) + " where step " +
+           std::to_string(expected + base) + " was due (one line per step, in order)");
+      return report;
+    }
+    if (expected >= steps.size()) {
+      fail("reports a step beyond the " + std::to_string(steps.size()) + " it was given");
+      return report;
+    }
+    const std::string op = parsed["op"].get<std::string>();
+    if (op != steps[expected].value("op", "")) {
+      fail("reports op \"" + op + "\" for step " + std::to_string(expected) + ", which is \"" +
+           steps[expected].value("op", "") + "\"");
+      return report;
+    }
+    report.steps.push_back(StepLine{expected, op, parsed["ok"].get<bool>(), parsed});
+  }
+  return report;
+}
+
+}  // namespace mcpping

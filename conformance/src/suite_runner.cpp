@@ -1,0 +1,136 @@
+#include "conformance/suite_runner.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "conformance/child_process.hpp"
+#include "conformance/driver_protocol.hpp"
+#include "reports/evidence.hpp"
+
+namespace mcpping {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string head_of(const fs::path& file, std::size_t max) {
+  std::ifstream in(file, std::ios::binary);
+  std::string text(max, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+std::string progress_line(std::size_t done, std::size_t total, const CaseResult& result) {
+  const int width = static_cast<int>(std::to_string(total).size());
+  char head[64];
+  std::snprintf(head, sizeof head, "[%*zu/%zu] %-13s", width, done, total,
+                std::string(to_string(result.verdict)).c_str());
+  std::ostringstream line;
+  line << head << " " << result.transport << "  " << result.case_id;
+  if (result.verdict != Verdict::Unsupported) {
+    char took[32];
+    std::snprintf(took, sizeof took, "  (%.2f s)", result.duration_ms / 1000.0);
+    line << took;
+  }
+  return line.str();
+}
+
+// What to print under a case's progress line.
+std::string details_for(const CaseResult& result) {
+  switch (result.verdict) {
+    case Verdict::Pass:
+      return "";
+    case Verdict::Unsupported:
+      return "  " + result.reason + "\n";
+    case Verdict::Informational: {
+      std::string text;
+      for (const auto& check : result.checks) {
+        if (check.verdict == Verdict::Informational) {
+          text += "  info " + check.id + ": " + shorten(check.actual, 300) + "\n";
+        }
+      }
+      return text;
+    }
+    default:
+      return evidence_text(result);
+  }
+}
+
+}  // namespace
+
+void precheck_driver(const SuiteSetup& setup, const std::string& transport) {
+  const fs::path dir = setup.report_dir / "precheck";
+  fs::create_directories(dir);
+  const nlohmann::json server = transport == "stdio"
+                                    ? nlohmann::json{{"command", {"/bin/false"}}}
+                                    : nlohmann::json{{"url", "http://127.0.0.1:9/mcp"}};
+  const nlohmann::json steps = nlohmann::json::array({{{"op", std::string(kUnsupportedOp)}}});
+  const auto invocation =
+      make_invocation(setup.driver_argv, "__precheck__", transport, setup.revision, server, steps);
+  SpawnSpec spec;
+  spec.argv = invocation.argv;
+  spec.extra_env = invocation.env;
+  spec.stdout_file = dir / "client.stdout";
+  spec.stderr_file = dir / "client.stderr";
+  spec.deadline = std::chrono::milliseconds(
+      static_cast<std::int64_t>(std::ceil(10000 * setup.timeout_multiplier)));
+  const ChildOutcome outcome = run_child(spec);
+  if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
+    return;
+  }
+  std::string message =
+      "the driver failed the pre-check: given the op \"__unsupported__\" it must "
+      "exit 127 (DRIVER-CONTRACT.md), but it ";
+  message += outcome.kind == ChildOutcome::Kind::kSpawnFailed ? describe(outcome)
+                                                              : "ended with " + describe(outcome);
+  const std::string out = head_of(spec.stdout_file, 600);
+  const std::string err = head_of(spec.stderr_file, 600);
+  if (!out.empty()) message += "\n  its stdout: " + out;
+  if (!err.empty()) message += "\n  its stderr: " + err;
+  throw SuiteError(message);
+}
+
+RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
+                    const SuiteOptions& options, std::ostream& out) {
+  RunResult run;
+  run.cases.resize(cases.size());
+  const auto started = std::chrono::steady_clock::now();
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex output;
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < cases.size(); i = next++) {
+      CaseResult result = run_case(cases[i], setup);
+      const std::lock_guard lock(output);
+      ++done;
+      out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
+      run.cases[i] = std::move(result);
+    }
+  };
+  const unsigned jobs =
+      std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(cases.size())));
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& thread : threads) thread.join();
+  run.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return run;
+}
+
+std::string closing_line(const RunResult& run) {
+  const VerdictCounts c = count_verdicts(run.cases);
+  std::ostringstream line;
+  line << "Total " << c.total << ": " << c.pass << " passed, " << c.fail << " failed, "
+       << c.non_strict << " non-strict, " << c.unsupported << " unsupported, " << c.informational
+       << " informational, " << c.error << " errors";
+  return line.str();
+}
+
+}  // namespace mcpping

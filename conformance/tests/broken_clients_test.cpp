@@ -1,0 +1,63 @@
+// Every check must be able to fail: each deliberately broken client must be caught by the
+// case and check meant for its defect (data/self_tests.json).
+#include <gtest/gtest.h>
+
+#include "selftest_support.hpp"
+
+namespace mcpping::selftest {
+namespace {
+
+struct BrokenClient {
+  std::string name, fault, case_id, check, verdict;
+};
+
+void PrintTo(const BrokenClient& client, std::ostream* out) { *out << client.name; }
+
+std::vector<BrokenClient> load_rows() {
+  const auto rows = nlohmann::json::parse(read_text(MCP_PING_SELFTEST_DATA "/self_tests.json"));
+  std::vector<BrokenClient> out;
+  for (const auto& row : rows) {
+    out.push_back({row["name"], row["fault"], row["case"], row["check"], row["verdict"]});
+  }
+  return out;
+}
+
+class BrokenClientIsCaught : public ::testing::TestWithParam<BrokenClient> {};
+
+TEST_P(BrokenClientIsCaught, ByItsIntendedCheck) {
+  const BrokenClient& row = GetParam();
+  std::vector<std::string> driver = {MCP_PING_BROKEN_CLIENT};
+  if (!row.fault.empty()) driver.insert(driver.end(), {"--fault", row.fault});
+  const RunnerRun run = run_runner({"--scenario", row.case_id, "--transport", "stdio"}, driver);
+  const auto verdict = case_verdict(run, "stdio", row.case_id);
+  ASSERT_TRUE(verdict.is_object()) << run.output;
+  const std::string full_id = row.case_id + ":" + row.check;
+  const auto& checks = verdict["checks"];
+  const auto it = std::find_if(checks.begin(), checks.end(),
+                               [&](const nlohmann::json& c) { return c["id"] == full_id; });
+  ASSERT_NE(it, checks.end()) << "no check " << full_id << " in\n" << verdict.dump(2);
+  EXPECT_EQ((*it)["verdict"], row.verdict) << verdict.dump(2) << "\n" << run.output;
+  // The runner's exit status follows: FAIL fails the run, NON_STRICT only under --strict.
+  const int expected_exit = row.verdict == "FAIL" ? 1 : 0;
+  EXPECT_EQ(run.outcome.exit_code, expected_exit) << run.output;
+  if (row.verdict != "PASS") {
+    // The evidence names the check and quotes the transcript.
+    EXPECT_NE(run.output.find(full_id), std::string::npos) << run.output;
+  }
+}
+
+std::string row_name(const ::testing::TestParamInfo<BrokenClient>& info) {
+  std::string name =
+      (info.param.fault.empty() ? std::string("no_fault_") + std::to_string(info.index)
+                                : info.param.fault);
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(SelfTests, BrokenClientIsCaught, ::testing::ValuesIn(load_rows()),
+                         row_name);
+
+}  // namespace
+}  // namespace mcpping::selftest

@@ -1,0 +1,68 @@
+#include "conformance/case_plan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+Scenario scenario(const std::string& id, std::vector<std::string> transports,
+                  std::string until = "2025-11-25") {
+  Scenario s;
+  s.id = id;
+  s.transports = std::move(transports);
+  s.revision_until = std::move(until);
+  return s;
+}
+
+const std::vector<Scenario> kCatalogue = {
+    scenario("client-ping/answered", {"stdio", "streamable-http"}),
+    scenario("ping/id/zero", {"stdio", "streamable-http"}),
+    scenario("ping/idle", {"stdio", "sse"}),
+};
+
+TEST(Glob, StarCrossesSlashes) {
+  EXPECT_TRUE(glob_matches("ping/*", "ping/id/zero"));
+  EXPECT_TRUE(glob_matches("*zero", "ping/id/zero"));
+  EXPECT_FALSE(glob_matches("ping/*", "client-ping/answered"));
+  EXPECT_TRUE(glob_matches("ping/id/beyond-2^53", "ping/id/beyond-2^53"));
+}
+
+TEST(Plan, HostedTransportsOnlyInCatalogueOrder) {
+  PlanRequest request;
+  request.hosted_transports = {"stdio"};
+  const auto cases = plan_cases(kCatalogue, request);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].scenario->id, "client-ping/answered");
+  EXPECT_EQ(cases[2].scenario->id, "ping/idle");
+  for (const auto& c : cases) EXPECT_EQ(c.transport, "stdio");
+}
+
+TEST(Plan, GlobsAndTransportFilter) {
+  PlanRequest request;
+  request.hosted_transports = {"stdio", "streamable-http", "sse"};
+  request.globs = {"ping/*"};
+  request.transport = "sse";
+  const auto cases = plan_cases(kCatalogue, request);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].scenario->id, "ping/idle");
+}
+
+TEST(Plan, CasesOutsideTheirRevisionsAreUnsupported) {
+  PlanRequest request;
+  request.hosted_transports = {"stdio"};
+  request.revision = "2026-07-28";
+  const auto cases = plan_cases(kCatalogue, request);
+  ASSERT_FALSE(cases.empty());
+  ASSERT_TRUE(cases[0].unsupported);
+  EXPECT_NE(cases[0].unsupported->find("not 2026-07-28"), std::string::npos);
+}
+
+TEST(Plan, AGlobMatchingNothingIsRefused) {
+  PlanRequest request;
+  request.hosted_transports = {"stdio"};
+  request.globs = {"ping/*", "pnig/typo"};
+  EXPECT_THROW(plan_cases(kCatalogue, request), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mcpping

@@ -1,0 +1,111 @@
+#include "conformance/child_process.hpp"
+
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+SpawnSpec shell(const std::string& script,
+                std::chrono::milliseconds deadline = std::chrono::seconds(10)) {
+  const auto dir = std::filesystem::temp_directory_path() / "mcp-ping-child-process-test";
+  std::filesystem::create_directories(dir);
+  SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.stdout_file = dir / (std::to_string(std::hash<std::string>{}(script)) + ".out");
+  spec.stderr_file = dir / (std::to_string(std::hash<std::string>{}(script)) + ".err");
+  spec.deadline = deadline;
+  spec.kill_grace = std::chrono::milliseconds(200);
+  spec.output_drain = std::chrono::milliseconds(200);
+  return spec;
+}
+
+TEST(ChildProcess, CapturesOutputAndExitStatus) {
+  const auto spec = shell("echo out; echo err >&2; exit 3");
+  const auto outcome = run_child(spec);
+  EXPECT_EQ(outcome.kind, ChildOutcome::Kind::kExited);
+  EXPECT_EQ(outcome.exit_code, 3);
+  EXPECT_EQ(read_text(spec.stdout_file), "out\n");
+  EXPECT_EQ(read_text(spec.stderr_file), "err\n");
+  EXPECT_EQ(describe(outcome), "exit 3");
+}
+
+TEST(ChildProcess, PassesExtraEnvironment) {
+  auto spec = shell("printf %s \"$MCP_TEST_VALUE\"");
+  spec.extra_env = {{"MCP_TEST_VALUE", "a b\"c"}};
+  run_child(spec);
+  EXPECT_EQ(read_text(spec.stdout_file), "a b\"c");
+}
+
+TEST(ChildProcess, TellsASignalFromAnExitStatus) {
+  const auto outcome = run_child(shell("kill -PIPE $$"));
+  EXPECT_EQ(outcome.kind, ChildOutcome::Kind::kSignaled);
+  EXPECT_EQ(outcome.signal, SIGPIPE);
+  EXPECT_EQ(describe(outcome), "killed by signal 13 (SIGPIPE)");
+}
+
+// The runner's libraries may ignore SIGPIPE; a child must still be able to die of it.
+TEST(ChildProcess, ChildStartsWithSigpipeAtItsDefault) {
+  ::signal(SIGPIPE, SIG_IGN);
+  const auto spec = shell("grep SigIgn /proc/self/status");
+  run_child(spec);
+  ::signal(SIGPIPE, SIG_DFL);
+  const std::string line = read_text(spec.stdout_file);
+  ASSERT_FALSE(line.empty());
+  // SIGPIPE is bit 12 (signal 13) of the mask.
+  const unsigned long long mask = std::stoull(line.substr(line.find(':') + 1), nullptr, 16);
+  EXPECT_EQ(mask & (1ull << 12), 0u) << line;
+}
+
+TEST(ChildProcess, DeadlineKillsTheWholeGroupEvenWhenTermIsIgnored) {
+  const auto spec = shell(
+      "trap '' TERM; sh -c 'trap \"\" TERM; while :; do sleep 1; done' & "
+      "echo $! ; while :; do sleep 1; done",
+      std::chrono::milliseconds(300));
+  const auto outcome = run_child(spec);
+  EXPECT_EQ(outcome.kind, ChildOutcome::Kind::kTimedOut);
+  const std::string grandchild = read_text(spec.stdout_file);
+  ASSERT_FALSE(grandchild.empty());
+  const pid_t pid = std::stoi(grandchild);
+  // Reaped by init or gone: either way it no longer runs as a live process of ours.
+  const std::string status = read_text("/proc/" + std::to_string(pid) + "/status");
+  EXPECT_TRUE(status.empty() || status.find("State:\tZ") != std::string::npos) << status;
+}
+
+TEST(ChildProcess, LeftoverChildrenAreKilledAfterTheDriverExits) {
+  const auto outcome = run_child(shell("sleep 30 & exit 0"));
+  EXPECT_EQ(outcome.kind, ChildOutcome::Kind::kExited);
+  EXPECT_TRUE(outcome.group_killed_after_exit);
+}
+
+TEST(ChildProcess, OutputBeyondTheCapIsCountedNotKept) {
+  auto spec = shell("head -c 100000 /dev/zero");
+  spec.capture_cap = 1000;
+  const auto outcome = run_child(spec);
+  EXPECT_EQ(outcome.stdout_bytes, 100000u);
+  const std::string kept = read_text(spec.stdout_file);
+  EXPECT_LT(kept.size(), 1200u);
+  EXPECT_NE(kept.find("output cut at 1000 of 100000 bytes"), std::string::npos);
+}
+
+TEST(ChildProcess, MissingProgramIsASpawnFailure) {
+  SpawnSpec spec = shell("true");
+  spec.argv = {"/nonexistent/driver"};
+  const auto outcome = run_child(spec);
+  EXPECT_EQ(outcome.kind, ChildOutcome::Kind::kSpawnFailed);
+  EXPECT_NE(describe(outcome).find("/nonexistent/driver"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mcpping

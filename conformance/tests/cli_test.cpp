@@ -1,0 +1,83 @@
+#include "conformance/cli.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+Command parse(std::vector<std::string> args) { return parse_command_line(args); }
+
+TEST(Cli, RunTakesTheDriverArgvAfterTheSeparatorUnsplit) {
+  const Command command =
+      parse({"run", "--scenario", "ping/*", "--scenario", "client-ping/*", "--strict", "--",
+             "/usr/bin/node", "driver.js", "--flag with spaces"});
+  ASSERT_EQ(command.kind, Command::Kind::kRun);
+  EXPECT_EQ(command.run.scenario_globs, (std::vector<std::string>{"ping/*", "client-ping/*"}));
+  EXPECT_TRUE(command.run.strict);
+  EXPECT_EQ(command.run.driver_argv,
+            (std::vector<std::string>{"/usr/bin/node", "driver.js", "--flag with spaces"}));
+}
+
+TEST(Cli, OptionsTakeSeparateOrInlineValues) {
+  const Command command =
+      parse({"run", "--transport=stdio", "--revision", "2025-06-18", "--timeout-multiplier=2.5",
+             "--jobs", "3", "--junit", "j.xml", "--report-dir", "out", "--", "d"});
+  EXPECT_EQ(command.run.transport, "stdio");
+  EXPECT_EQ(command.run.revision, "2025-06-18");
+  EXPECT_DOUBLE_EQ(command.run.timeout_multiplier, 2.5);
+  EXPECT_EQ(command.run.jobs, 3u);
+  EXPECT_EQ(command.run.junit, std::filesystem::path("j.xml"));
+  EXPECT_EQ(command.run.report_dir, std::filesystem::path("out"));
+}
+
+TEST(Cli, DefaultsMatchTheDocumentation) {
+  const Command command = parse({"run", "--", "d"});
+  EXPECT_EQ(command.run.revision, "2025-11-25");
+  EXPECT_FALSE(command.run.strict);
+  EXPECT_DOUBLE_EQ(command.run.timeout_multiplier, 1.0);
+  EXPECT_FALSE(command.run.transport.has_value());
+}
+
+TEST(Cli, ListAcceptsATransport) {
+  const Command command = parse({"list", "--transport", "sse"});
+  EXPECT_EQ(command.kind, Command::Kind::kList);
+  EXPECT_EQ(command.list.transport, "sse");
+}
+
+TEST(Cli, HelpAndVersion) {
+  EXPECT_EQ(parse({"--help"}).kind, Command::Kind::kHelp);
+  EXPECT_EQ(parse({"run", "--help"}).kind, Command::Kind::kHelp);
+  EXPECT_EQ(parse({"--version"}).kind, Command::Kind::kVersion);
+}
+
+// Each bad command line names what is wrong.
+TEST(Cli, BadCommandLinesAreUsageErrorsNamingTheProblem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "no command"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {{"run"}, "give the driver after '--'"},
+      {{"run", "--"}, "no driver argv"},
+      {{"run", "--transport", "carrier-pigeon", "--", "d"}, "carrier-pigeon"},
+      {{"run", "--revision", "2099-01-01", "--", "d"}, "2099-01-01"},
+      {{"run", "--timeout-multiplier", "fast", "--", "d"}, "not a number"},
+      {{"run", "--timeout-multiplier", "0", "--", "d"}, "from 0.1 to 100"},
+      {{"run", "--jobs", "0", "--", "d"}, "--jobs '0'"},
+      {{"run", "--scenario"}, "--scenario needs a value"},
+      {{"run", "--strict=yes", "--", "d"}, "--strict takes no value"},
+      {{"run", "--bogus", "--", "d"}, "unknown option '--bogus'"},
+      {{"list", "--strict"}, "list: unknown option '--strict'"},
+      {{"list", "--", "d"}, "list takes no driver"},
+  };
+  for (const auto& [args, message] : cases) {
+    try {
+      parse(args);
+      ADD_FAILURE() << "accepted: " << ::testing::PrintToString(args);
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+          << e.what() << " lacks " << message;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mcpping

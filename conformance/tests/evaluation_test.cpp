@@ -1,0 +1,180 @@
+#include "conformance/evaluation.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+using nlohmann::json;
+
+Scenario make_scenario() {
+  Scenario s;
+  s.id = "ping/while-awaiting";
+  s.transports = {"stdio"};
+  s.driver_steps = json::parse(R"([{"op":"connect"},{"op":"call_tool"},{"op":"close"}])");
+  s.script_checks = {{"handshake", Level::Must, {"lifecycle.init-first"}},
+                     {"pong", Level::Must, {"ping.respond-promptly"}},
+                     {"keepalive", Level::Info, {}}};
+  DriverCheck result;
+  result.check = {"call-result-delivered", Level::Must, {"messages.response-same-id"}};
+  result.step = 1;
+  result.expect = json::parse(R"({"ok":true,"result":{"content":[{"text":"nonce"}]}})");
+  s.driver_checks = {result};
+  return s;
+}
+
+const SpecReferences kRefs = {
+    {"ping.respond-promptly",
+     {"ping.respond-promptly", "https://spec/ping", "2025-11-25", "The receiver MUST respond"}}};
+
+json check_record(const std::string& id, const std::string& verdict, double t = 5) {
+  return {{"kind", "check"},
+          {"check", id},
+          {"level", "MUST"},
+          {"verdict", verdict},
+          {"spec", {"ping.respond-promptly"}},
+          {"expected", "e"},
+          {"actual", "a"},
+          {"t", t},
+          {"latency_ms", {1.5}}};
+}
+
+CaseObservations clean_run() {
+  CaseObservations o;
+  o.transport = "stdio";
+  o.driver.kind = ChildOutcome::Kind::kExited;
+  o.driver.exit_code = 0;
+  o.transcript.present = true;
+  o.transcript.ended = true;
+  o.transcript.checks = {check_record("handshake", "PASS"),
+                         check_record("pong", "PASS"),
+                         {{"kind", "check"},
+                          {"check", "keepalive"},
+                          {"level", "INFO"},
+                          {"verdict", "INFORMATIONAL"},
+                          {"actual", "2 pings"}}};
+  const std::string lines =
+      "{\"step\":0,\"op\":\"connect\",\"ok\":true}\n"
+      "{\"step\":1,\"op\":\"call_tool\",\"ok\":true,\"result\":{\"content\":[{\"type\":\"text\","
+      "\"text\":\"nonce\"}]}}\n"
+      "{\"step\":2,\"op\":\"close\",\"ok\":true}\n";
+  o.driver_report = parse_driver_output(lines, make_scenario().driver_steps);
+  return o;
+}
+
+const CheckResult* find(const Evaluation& e, const std::string& id) {
+  for (const auto& c : e.checks) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+TEST(Evaluation, CleanRunIsTheWorstOfItsChecks) {
+  const auto e = evaluate_case(make_scenario(), clean_run(), kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Informational);
+  const auto* pong = find(e, "ping/while-awaiting:pong");
+  ASSERT_NE(pong, nullptr);
+  EXPECT_EQ(pong->verdict, Verdict::Pass);
+  EXPECT_EQ(pong->spec.at(0).text, "The receiver MUST respond");
+  EXPECT_EQ(pong->latency_ms, std::vector<double>{1.5});
+  EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered")->verdict, Verdict::Pass);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit")->verdict, Verdict::Pass);
+}
+
+TEST(Evaluation, FailedCheckFailsTheCaseAndFocusesTheExcerpt) {
+  auto o = clean_run();
+  o.transcript.checks[1] = check_record("pong", "FAIL", 42.5);
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Fail);
+  EXPECT_EQ(e.focus_ms, 42.5);
+}
+
+TEST(Evaluation, UnreachedChecksCountAgainstTheClient) {
+  auto o = clean_run();
+  o.transcript.checks.resize(1);
+  o.transcript.records = {{{"kind", "event"}, {"what", "the client closed its output"}}};
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  const auto* pong = find(e, "ping/while-awaiting:pong");
+  ASSERT_NE(pong, nullptr);
+  EXPECT_EQ(pong->verdict, Verdict::Fail);
+  EXPECT_EQ(pong->actual, "not reached: the client closed its output");
+  EXPECT_EQ(find(e, "ping/while-awaiting:keepalive")->verdict, Verdict::Informational);
+}
+
+TEST(Evaluation, CrashIsAFailNamingTheSignal) {
+  auto o = clean_run();
+  o.driver.kind = ChildOutcome::Kind::kSignaled;
+  o.driver.signal = 13;
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Fail);
+  EXPECT_NE(find(e, "ping/while-awaiting:driver:exit")->actual.find("SIGPIPE"), std::string::npos);
+}
+
+TEST(Evaluation, HangIsAFailUnlessTheScenarioSaysInfo) {
+  auto o = clean_run();
+  o.driver.kind = ChildOutcome::Kind::kTimedOut;
+  EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
+  auto scenario = make_scenario();
+  scenario.deadline_kill = Level::Info;
+  const auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:completed")->verdict, Verdict::Informational);
+}
+
+TEST(Evaluation, WrongCallResultFailsTheDriverCheck) {
+  auto o = clean_run();
+  o.driver_report = parse_driver_output(
+      "{\"step\":0,\"op\":\"connect\",\"ok\":true}\n"
+      "{\"step\":1,\"op\":\"call_tool\",\"ok\":true,\"result\":{}}\n"
+      "{\"step\":2,\"op\":\"close\",\"ok\":true}\n",
+      make_scenario().driver_steps);
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  const auto* check = find(e, "ping/while-awaiting:call-result-delivered");
+  EXPECT_EQ(check->verdict, Verdict::Fail);
+  EXPECT_NE(check->actual.find("\"result\":{}"), std::string::npos);
+}
+
+TEST(Evaluation, Exit127IsUnsupported) {
+  auto o = clean_run();
+  o.driver.exit_code = 127;
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Unsupported);
+  EXPECT_TRUE(e.checks.empty());
+}
+
+TEST(Evaluation, SuiteTroubleIsAnErrorNotTheClientsFault) {
+  auto fatal = clean_run();
+  fatal.transcript.fatal = "cannot read script";
+  EXPECT_EQ(evaluate_case(make_scenario(), fatal, kRefs).verdict, Verdict::Error);
+  auto garbage = clean_run();
+  garbage.driver_report.problem = "stdout line 1 is not a JSON object";
+  EXPECT_EQ(evaluate_case(make_scenario(), garbage, kRefs).verdict, Verdict::Error);
+  auto short_report = clean_run();
+  short_report.driver_report.steps.resize(1);
+  const auto e = evaluate_case(make_scenario(), short_report, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Error);
+  EXPECT_NE(e.reason.find("1 of 3 steps"), std::string::npos);
+}
+
+TEST(Evaluation, NoTranscriptMeansTheServerWasNeverStarted) {
+  auto o = clean_run();
+  o.transcript = TranscriptRecords{};
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:transport:server-started")->verdict, Verdict::Fail);
+  EXPECT_EQ(find(e, "ping/while-awaiting:pong")->actual,
+            "not reached: the client never started the server");
+}
+
+TEST(Evaluation, ServerRecordedChecksAreKept) {
+  auto o = clean_run();
+  o.transcript.checks.push_back({{"kind", "check"},
+                                 {"check", "transport:line-too-long"},
+                                 {"level", "MUST"},
+                                 {"verdict", "FAIL"},
+                                 {"spec", {"stdio.newline-delimited"}},
+                                 {"actual", "1 MiB"}});
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:transport:line-too-long")->verdict, Verdict::Fail);
+}
+
+}  // namespace
+}  // namespace mcpping

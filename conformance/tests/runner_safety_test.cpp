@@ -1,0 +1,90 @@
+// The runner end to end against drivers that misbehave: hangs, garbage, lies.
+#include <dirent.h>
+
+#include <gtest/gtest.h>
+
+#include "selftest_support.hpp"
+
+namespace mcpping::selftest {
+namespace {
+
+const std::string kDrivers = MCP_PING_SELFTEST_DATA "/drivers/";
+
+// Processes whose command line contains `marker`.
+std::vector<std::string> processes_marked(const std::string& marker) {
+  std::vector<std::string> found;
+  DIR* proc = ::opendir("/proc");
+  while (proc) {
+    dirent* entry = ::readdir(proc);
+    if (!entry) break;
+    if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
+    std::string cmdline = read_text(std::string("/proc/") + entry->d_name + "/cmdline");
+    if (cmdline.find(marker) != std::string::npos) found.push_back(entry->d_name);
+  }
+  if (proc) ::closedir(proc);
+  return found;
+}
+
+// Regression: a driver that ignores SIGTERM and leaves a grandchild must not outlive its case.
+TEST(RunnerSafety, HungDriverIgnoringTermIsKilledWithItsGroup) {
+  const std::string marker = "mcp-ping-selftest-hang-" + std::to_string(::getpid());
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/while-awaiting", "--timeout-multiplier", "0.2"},
+                 {kDrivers + "hangs-ignoring-term.sh", marker});
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.output;
+  const auto verdict = case_verdict(run, "stdio", "ping/while-awaiting");
+  EXPECT_EQ(verdict["verdict"], "FAIL") << verdict.dump(2);
+  EXPECT_NE(run.output.find("ping/while-awaiting:driver:completed"), std::string::npos)
+      << run.output;
+  EXPECT_TRUE(processes_marked(marker).empty()) << "left behind: " << marker;
+}
+
+TEST(RunnerSafety, DriverPrintingGarbageIsAnErrorQuotingTheLine) {
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/while-awaiting"}, {kDrivers + "prints-garbage.sh"});
+  EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
+  const auto verdict = case_verdict(run, "stdio", "ping/while-awaiting");
+  EXPECT_EQ(verdict["verdict"], "ERROR");
+  EXPECT_NE(verdict["reason"].get<std::string>().find("connecting to the server..."),
+            std::string::npos)
+      << verdict.dump(2);
+}
+
+TEST(RunnerSafety, DriverThatSupportsEverythingFailsThePrecheck) {
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/idle"}, {kDrivers + "supports-everything.sh"});
+  EXPECT_EQ(run.outcome.exit_code, 2);
+  EXPECT_NE(run.output.find("failed the pre-check"), std::string::npos) << run.output;
+}
+
+TEST(RunnerSafety, MissingDriverIsAClearError) {
+  const RunnerRun run = run_runner({"--scenario", "ping/idle"}, {kDrivers + "no-such-driver"});
+  EXPECT_EQ(run.outcome.exit_code, 2);
+  EXPECT_NE(run.output.find("no-such-driver"), std::string::npos) << run.output;
+}
+
+TEST(RunnerSafety, UnsupportedCasesAreSkippedWithTheChosenExitCode) {
+  const RunnerRun run = run_runner({"--scenario", "ping/id/*", "--unsupported-exit-code", "77"},
+                                   {kDrivers + "unsupported.sh"});
+  EXPECT_EQ(run.outcome.exit_code, 77) << run.output;
+  const std::string junit = read_text(run.report_dir / "junit.xml");
+  EXPECT_NE(junit.find("<skipped message=\"UNSUPPORTED: the driver exited 127"), std::string::npos)
+      << junit;
+}
+
+TEST(RunnerSafety, RevisionWithoutPingMakesCasesUnsupported) {
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/idle", "--revision", "2026-07-28"}, {MCP_PING_BROKEN_CLIENT});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("UNSUPPORTED"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("not 2026-07-28"), std::string::npos) << run.output;
+}
+
+TEST(RunnerSafety, ScenarioGlobMatchingNothingIsAUsageError) {
+  const RunnerRun run = run_runner({"--scenario", "ping/no-such-case"}, {MCP_PING_BROKEN_CLIENT});
+  EXPECT_EQ(run.outcome.exit_code, 2);
+  EXPECT_NE(run.output.find("matches no case"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace mcpping::selftest

@@ -1,0 +1,69 @@
+// Runs the real mcp-ping-conformance CLI for the self-tests and reads what it wrote.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "conformance/child_process.hpp"
+
+namespace mcpping::selftest {
+
+struct RunnerRun {
+  ChildOutcome outcome;
+  std::string output;  // the runner's stdout and stderr
+  std::filesystem::path report_dir;
+};
+
+// A fresh folder under the test's temporary directory.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string unique = std::string(info->test_suite_name()) + "." + info->name() + "." + name;
+  for (char& c : unique) {
+    if (c == '/') c = '_';
+  }
+  const auto dir = std::filesystem::temp_directory_path() / "mcp-ping-selftests" / unique;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `mcp-ping-conformance run <options> --report-dir <dir> -- <driver...>`.
+inline RunnerRun run_runner(const std::vector<std::string>& options,
+                            const std::vector<std::string>& driver,
+                            const std::string& name = "run") {
+  RunnerRun run;
+  run.report_dir = fresh_dir(name);
+  SpawnSpec spec;
+  spec.argv = {MCP_PING_RUNNER, "run"};
+  spec.argv.insert(spec.argv.end(), options.begin(), options.end());
+  spec.argv.insert(spec.argv.end(), {"--report-dir", run.report_dir.string(), "--"});
+  spec.argv.insert(spec.argv.end(), driver.begin(), driver.end());
+  spec.stdout_file = run.report_dir / "runner.stdout";
+  spec.stderr_file = run.report_dir / "runner.stderr";
+  spec.deadline = std::chrono::seconds(120);
+  run.outcome = run_child(spec);
+  run.output = read_text(spec.stdout_file) + read_text(spec.stderr_file);
+  return run;
+}
+
+inline nlohmann::json case_verdict(const RunnerRun& run, const std::string& transport,
+                                   const std::string& case_id) {
+  const auto file = run.report_dir / "cases" / transport / case_id / "verdict.json";
+  const auto parsed = nlohmann::json::parse(read_text(file), nullptr, false);
+  return parsed.is_discarded() ? nlohmann::json() : parsed;
+}
+
+}  // namespace mcpping::selftest

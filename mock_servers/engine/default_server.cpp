@@ -1,0 +1,71 @@
+#include "engine/default_server.hpp"
+
+#include "engine/scenario.hpp"
+
+namespace mcpping {
+
+ServerDefaults server_defaults_from(const Json& resolved) {
+  ServerDefaults d;
+  const auto& server = resolved.at("server");
+  d.server_info = server.at("server_info");
+  d.capabilities = server.at("capabilities");
+  d.tools = server.at("tools");
+  d.revision = resolved.at("revision").get<std::string>();
+  return d;
+}
+
+Json make_result(const Json& id, Json result) {
+  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+Json make_error(const Json& id, int code, const std::string& message) {
+  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+Json initialize_result(const Json& request, const ServerDefaults& d) {
+  std::string version = d.revision;
+  const auto params = request.find("params");
+  if (params != request.end() && params->is_object()) {
+    const auto offered = params->find("protocolVersion");
+    if (offered != params->end() && offered->is_string() &&
+        revision_index(offered->get<std::string>())) {
+      version = offered->get<std::string>();
+    }
+  }
+  return Json{{"protocolVersion", version},
+              {"capabilities", d.capabilities},
+              {"serverInfo", d.server_info}};
+}
+
+std::optional<Json> default_answer(const Json& message, const ServerDefaults& d) {
+  if (!message.is_object()) return std::nullopt;
+  const auto method = message.find("method");
+  const auto id = message.find("id");
+  if (method == message.end() || id == message.end()) return std::nullopt;
+  if (!method->is_string()) return make_error(*id, -32600, "Invalid Request");
+  const auto& name = method->get_ref<const std::string&>();
+  if (name == "ping") return make_result(*id, Json::object());
+  if (name == "initialize") return make_result(*id, initialize_result(message, d));
+  if (name == "tools/list") return make_result(*id, Json{{"tools", d.tools}});
+  if (name == "tools/call") {
+    const auto params = message.find("params");
+    if (params == message.end() || !params->is_object()) {
+      return make_error(*id, -32602, "Invalid params: expected an object");
+    }
+    const auto tool = params->find("name");
+    if (tool == params->end() || *tool != Json("echo")) {
+      return make_error(*id, -32602,
+                        "Unknown tool: " + (tool == params->end() ? "" : tool->dump()));
+    }
+    const auto args = params->find("arguments");
+    if (args == params->end() || !args->is_object() || !args->contains("text") ||
+        !(*args)["text"].is_string()) {
+      return make_error(*id, -32602, "Invalid params: echo needs a string \"text\" argument");
+    }
+    return make_result(
+        *id, Json{{"content", Json::array({{{"type", "text"}, {"text", (*args)["text"]}}})}});
+  }
+  return make_error(*id, -32601, "Method not found");
+}
+
+}  // namespace mcpping

@@ -1,0 +1,48 @@
+// Runs a resolved script (resolve_script()) against a client over a Channel, recording
+// frames and checks in the Transcript. Transport-neutral: hosts provide the Channel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/channel.hpp"
+#include "engine/transcript.hpp"
+
+namespace mcpping {
+
+using Json = nlohmann::json;
+
+struct LatencySummary {
+  double p50 = 0;
+  double p95 = 0;
+  double max = 0;
+};
+// Nearest-rank percentiles. All zero for no values.
+LatencySummary summarize_latencies(std::vector<double> values);
+
+// How a step's outcome maps to a verdict for a check of `level`.
+enum class Outcome { Met, Degraded, Broken };
+Verdict judge(Level level, Outcome outcome);
+
+class Interpreter {
+ public:
+  // `resolved` must have passed validate_resolved_script().
+  Interpreter(const Json& resolved, Channel& channel, Transcript& transcript);
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  // Records `start`, runs the script, then answers the default way until the client closes
+  // the connection, the case deadline passes or the channel is interrupted. Records `end`
+  // and returns its reason: "eof", "deadline" or "interrupted".
+  std::string run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mcpping

@@ -1,0 +1,354 @@
+#include "engine/pattern.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace mcpping {
+
+namespace {
+
+std::string escape_pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool same_integer(const Json& a, const Json& b) {
+  const bool a_neg = a.is_number_integer() && !a.is_number_unsigned() && a.get<std::int64_t>() < 0;
+  const bool b_neg = b.is_number_integer() && !b.is_number_unsigned() && b.get<std::int64_t>() < 0;
+  if (a_neg != b_neg) return false;
+  if (a_neg) return a.get<std::int64_t>() == b.get<std::int64_t>();
+  return a.get<std::uint64_t>() == b.get<std::uint64_t>();
+}
+
+// Replaces every "${ref}" in `text` by the referenced value's text; false if one is missing.
+bool interpolate(std::string_view text, const Captures& captures, std::string& out,
+                 std::string* missing) {
+  out.clear();
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto open = text.find("${", pos);
+    const auto close = open == std::string_view::npos ? open : text.find('}', open + 2);
+    if (open == std::string_view::npos || close == std::string_view::npos) {
+      out.append(text.substr(pos));
+      break;
+    }
+    out.append(text.substr(pos, open - pos));
+    const auto ref = text.substr(open + 2, close - open - 2);
+    const auto value = resolve_ref(ref, captures);
+    if (!value) {
+      if (missing) *missing = std::string(ref);
+      return false;
+    }
+    out += value_text(*value);
+    pos = close + 1;
+  }
+  return true;
+}
+
+bool fail(std::string* why, const std::string& pointer, const std::string& reason) {
+  if (why) *why = (pointer.empty() ? std::string("/") : pointer) + ": " + reason;
+  return false;
+}
+
+bool is_special(const Json& pattern) {
+  return pattern.is_object() && pattern.size() == 1 && !pattern.begin().key().empty() &&
+         pattern.begin().key()[0] == '$';
+}
+
+bool type_matches(std::string_view type, const Json& value) {
+  if (type == "string") return value.is_string();
+  if (type == "integer") return value.is_number_integer();
+  if (type == "number") return value.is_number();
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  if (type == "boolean") return value.is_boolean();
+  if (type == "null") return value.is_null();
+  return false;
+}
+
+bool match_at(const Json& pattern, const Json& value, const Captures& captures,
+              const std::string& pointer, std::string* why) {
+  if (is_special(pattern)) {
+    const auto& key = pattern.begin().key();
+    const auto& arg = pattern.begin().value();
+    if (key == "$any") return true;
+    if (key == "$absent") return fail(why, pointer, "present, expected absent");
+    if (key == "$type") {
+      if (type_matches(arg.get<std::string>(), value)) return true;
+      return fail(why, pointer,
+                  "expected type " + arg.get<std::string>() + ", got " +
+                      std::string(to_string(json_kind(value))) + " " + value.dump());
+    }
+    if (key == "$ref") {
+      const auto ref = arg.get<std::string>();
+      const auto expected = resolve_ref(ref, captures);
+      if (!expected) return fail(why, pointer, "${" + ref + "} is not captured");
+      if (same_json(*expected, value)) return true;
+      return fail(why, pointer,
+                  "expected " + expected->dump() + " (" + ref + "), got " + value.dump());
+    }
+  }
+  if (pattern.is_string()) {
+    const auto& text = pattern.get_ref<const std::string&>();
+    if (auto ref = whole_ref(text)) {
+      return match_at(Json{{"$ref", *ref}}, value, captures, pointer, why);
+    }
+    if (text.find("${") != std::string::npos) {
+      std::string expected, missing;
+      if (!interpolate(text, captures, expected, &missing)) {
+        return fail(why, pointer, "${" + missing + "} is not captured");
+      }
+      if (value.is_string() && value.get_ref<const std::string&>() == expected) return true;
+      return fail(why, pointer, "expected \"" + expected + "\", got " + value.dump());
+    }
+  }
+  if (pattern.is_object()) {
+    if (!value.is_object()) return fail(why, pointer, "expected an object, got " + value.dump());
+    for (const auto& [key, sub] : pattern.items()) {
+      const auto sub_pointer = pointer + "/" + escape_pointer_token(key);
+      const bool absent_wanted = is_special(sub) && sub.begin().key() == "$absent";
+      const auto it = value.find(key);
+      if (it == value.end()) {
+        if (absent_wanted) continue;
+        return fail(why, sub_pointer, "missing");
+      }
+      if (!match_at(sub, *it, captures, sub_pointer, why)) return false;
+    }
+    return true;
+  }
+  if (pattern.is_array()) {
+    if (!value.is_array() || value.size() != pattern.size()) {
+      return fail(
+          why, pointer,
+          "expected an array of " + std::to_string(pattern.size()) + ", got " + value.dump());
+    }
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (!match_at(pattern[i], value[i], captures, pointer + "/" + std::to_string(i), why)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (same_json(pattern, value)) return true;
+  return fail(why, pointer, "expected " + pattern.dump() + ", got " + value.dump());
+}
+
+void collect(const Json& value, const std::string& pointer, std::vector<RefUse>& out) {
+  if (value.is_string()) {
+    for (auto& ref : embedded_refs(value.get_ref<const std::string&>())) {
+      out.push_back({pointer, std::move(ref)});
+    }
+  } else if (value.is_object()) {
+    if (is_special(value) && (value.begin().key() == "$ref" || value.begin().key() == "$text") &&
+        value.begin().value().is_string()) {
+      out.push_back({pointer + "/" + value.begin().key(), value.begin().value().get<std::string>()});
+      return;
+    }
+    for (const auto& [key, sub] : value.items()) {
+      collect(sub, pointer + "/" + escape_pointer_token(key), out);
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      collect(value[i], pointer + "/" + std::to_string(i), out);
+    }
+  }
+}
+
+}  // namespace
+
+JsonKind json_kind(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null:
+      return JsonKind::Null;
+    case Json::value_t::boolean:
+      return JsonKind::Boolean;
+    case Json::value_t::string:
+      return JsonKind::String;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return JsonKind::Integer;
+    case Json::value_t::number_float:
+      return JsonKind::Float;
+    case Json::value_t::object:
+      return JsonKind::Object;
+    case Json::value_t::array:
+      return JsonKind::Array;
+    default:
+      return JsonKind::Null;  // binary and discarded values never come from text
+  }
+}
+
+std::string_view to_string(JsonKind kind) {
+  switch (kind) {
+    case JsonKind::Null:
+      return "null";
+    case JsonKind::Boolean:
+      return "boolean";
+    case JsonKind::String:
+      return "string";
+    case JsonKind::Integer:
+      return "integer";
+    case JsonKind::Float:
+      return "float";
+    case JsonKind::Object:
+      return "object";
+    case JsonKind::Array:
+      return "array";
+  }
+  return "null";
+}
+
+bool same_json(const Json& a, const Json& b) {
+  const auto kind = json_kind(a);
+  if (kind != json_kind(b)) return false;
+  switch (kind) {
+    case JsonKind::Integer:
+      return same_integer(a, b);
+    case JsonKind::Float:
+      return a.get<double>() == b.get<double>();
+    case JsonKind::Object: {
+      if (a.size() != b.size()) return false;
+      for (const auto& [key, sub] : a.items()) {
+        const auto it = b.find(key);
+        if (it == b.end() || !same_json(sub, *it)) return false;
+      }
+      return true;
+    }
+    case JsonKind::Array: {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!same_json(a[i], b[i])) return false;
+      }
+      return true;
+    }
+    default:
+      return a == b;
+  }
+}
+
+std::optional<std::string> whole_ref(std::string_view text) {
+  if (text.size() < 4 || text.substr(0, 2) != "${" || text.back() != '}') return std::nullopt;
+  const auto inner = text.substr(2, text.size() - 3);
+  if (inner.empty() || inner.find_first_of("${}") != std::string_view::npos) return std::nullopt;
+  return std::string(inner);
+}
+
+std::vector<std::string> embedded_refs(std::string_view text) {
+  std::vector<std::string> refs;
+  std::size_t pos = 0;
+  while ((pos = text.find("${", pos)) != std::string_view::npos) {
+    const auto close = text.find('}', pos + 2);
+    if (close == std::string_view::npos) break;
+    refs.emplace_back(text.substr(pos + 2, close - pos - 2));
+    pos = close + 1;
+  }
+  return refs;
+}
+
+std::string ref_root(std::string_view ref) { return std::string(ref.substr(0, ref.find('.'))); }
+
+std::optional<Json> resolve_ref(std::string_view ref, const Captures& captures) {
+  const auto it = captures.find(ref_root(ref));
+  if (it == captures.end()) return std::nullopt;
+  const Json* current = &it->second;
+  auto rest =
+      ref.find('.') == std::string_view::npos ? std::string_view{} : ref.substr(ref.find('.') + 1);
+  while (!rest.empty()) {
+    const auto dot = rest.find('.');
+    const auto member = std::string(rest.substr(0, dot));
+    rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+    if (current->is_object()) {
+      const auto found = current->find(member);
+      if (found == current->end()) return std::nullopt;
+      current = &*found;
+    } else if (current->is_array() && !member.empty() &&
+               std::all_of(member.begin(), member.end(),
+                           [](char c) { return c >= '0' && c <= '9'; })) {
+      const auto index = std::stoul(member);
+      if (index >= current->size()) return std::nullopt;
+      current = &(*current)[index];
+    } else {
+      return std::nullopt;
+    }
+  }
+  return *current;
+}
+
+std::string value_text(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+bool matches(const Json& pattern, const Json& value, const Captures& captures, std::string* why) {
+  return match_at(pattern, value, captures, "", why);
+}
+
+std::optional<ValueProblem> check_pattern(const Json& pattern) {
+  if (pattern.is_object()) {
+    bool has_dollar = false;
+    for (const auto& [key, sub] : pattern.items()) {
+      if (!key.empty() && key[0] == '$') has_dollar = true;
+    }
+    if (has_dollar) {
+      if (pattern.size() != 1) {
+        return ValueProblem{"", "a \"$\" key must be the only key of its object"};
+      }
+      const auto& key = pattern.begin().key();
+      const auto& arg = pattern.begin().value();
+      const auto here = "/" + escape_pointer_token(key);
+      if (key == "$any" || key == "$absent") {
+        if (arg != Json(true)) return ValueProblem{here, key + " takes true"};
+        return std::nullopt;
+      }
+      if (key == "$type") {
+        static const std::vector<std::string> kTypes = {"string", "integer", "number", "object",
+                                                        "array",  "boolean", "null"};
+        if (!arg.is_string() ||
+            std::find(kTypes.begin(), kTypes.end(), arg.get<std::string>()) == kTypes.end()) {
+          return ValueProblem{here,
+                              "$type must be one of string, integer, number, object, array, "
+                              "boolean, null"};
+        }
+        return std::nullopt;
+      }
+      if (key == "$ref") {
+        if (!arg.is_string() || arg.get<std::string>().empty()) {
+          return ValueProblem{here, "$ref takes a \"name.path\" string"};
+        }
+        return std::nullopt;
+      }
+      return ValueProblem{
+          here, "unknown special key \"" + key + "\" (known: $any, $absent, $type, $ref)"};
+    }
+    for (const auto& [key, sub] : pattern.items()) {
+      if (auto problem = check_pattern(sub)) {
+        problem->pointer = "/" + escape_pointer_token(key) + problem->pointer;
+        return problem;
+      }
+    }
+  } else if (pattern.is_array()) {
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (auto problem = check_pattern(pattern[i])) {
+        problem->pointer = "/" + std::to_string(i) + problem->pointer;
+        return problem;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<RefUse> collect_refs(const Json& value) {
+  std::vector<RefUse> out;
+  collect(value, "", out);
+  return out;
+}
+
+}  // namespace mcpping

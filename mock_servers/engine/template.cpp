@@ -1,0 +1,61 @@
+#include "engine/template.hpp"
+
+namespace mcpping {
+
+namespace {
+
+Json lookup(const std::string& ref, const Captures& captures, std::optional<std::size_t> index) {
+  if (ref == "i" && index) return Json(*index);
+  if (auto value = resolve_ref(ref, captures)) return *value;
+  throw TemplateError("${" + ref + "}: " +
+                      (captures.count(ref_root(ref))
+                           ? "no such member in the captured message"
+                           : "nothing captured under \"" + ref_root(ref) + "\""));
+}
+
+std::string substitute_text(const std::string& text, const Captures& captures,
+                            std::optional<std::size_t> index) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto open = text.find("${", pos);
+    const auto close = open == std::string::npos ? open : text.find('}', open + 2);
+    if (open == std::string::npos || close == std::string::npos) {
+      out.append(text, pos, std::string::npos);
+      break;
+    }
+    out.append(text, pos, open - pos);
+    out += value_text(lookup(text.substr(open + 2, close - open - 2), captures, index));
+    pos = close + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Json instantiate(const Json& tmpl, const Captures& captures, std::optional<std::size_t> index) {
+  if (tmpl.is_string()) {
+    const auto& text = tmpl.get_ref<const std::string&>();
+    if (auto ref = whole_ref(text)) return lookup(*ref, captures, index);
+    if (text.find("${") == std::string::npos) return tmpl;
+    return substitute_text(text, captures, index);
+  }
+  if (tmpl.is_object()) {
+    // {"$text": "name.path"}: the captured value's text as a string ("1" for 1), for ids that
+    // must equal a captured one in value but not in type.
+    if (tmpl.size() == 1 && tmpl.contains("$text") && tmpl["$text"].is_string()) {
+      return value_text(lookup(tmpl["$text"].get<std::string>(), captures, index));
+    }
+    Json out = Json::object();
+    for (const auto& [key, sub] : tmpl.items()) out[key] = instantiate(sub, captures, index);
+    return out;
+  }
+  if (tmpl.is_array()) {
+    Json out = Json::array();
+    for (const auto& sub : tmpl) out.push_back(instantiate(sub, captures, index));
+    return out;
+  }
+  return tmpl;
+}
+
+}  // namespace mcpping

@@ -1,0 +1,264 @@
+#include "stdio/stdio_channel.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace mcpping {
+
+namespace {
+
+std::string errno_text(int err) {
+  switch (err) {
+    case EPIPE:
+      return "EPIPE (the client closed its end of the pipe)";
+    case EBADF:
+      return "EBADF";
+    default:
+      return std::strerror(err);
+  }
+}
+
+struct WriteOutcome {
+  bool ok = true;
+  int err = 0;
+  std::size_t writes = 0;
+  Clock::time_point last_write_started{};
+};
+
+// Writes all of `data` in pieces of at most `chunk` bytes (0: as few writes as possible),
+// each piece its own write(2), so chopping reaches the client as separate reads.
+WriteOutcome write_all(int fd, std::string_view data, std::size_t chunk) {
+  WriteOutcome out;
+  while (!data.empty()) {
+    const auto size = chunk == 0 ? data.size() : std::min(chunk, data.size());
+    // Stamped before the write that may carry the last byte: a fast client can answer, and
+    // the reader thread stamp the answer, before write() even returns here.
+    out.last_write_started = Clock::now();
+    const auto n = ::write(fd, data.data(), size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      out.ok = false;
+      out.err = errno;
+      return out;
+    }
+    ++out.writes;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// Points `fd` at /dev/null: the pipe end it held closes (the client sees EPIPE or EOF),
+// yet the descriptor number stays valid, so no other thread can race on its reuse.
+void retire_fd(int fd) {
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0) {
+    ::dup2(null_fd, fd);
+    ::close(null_fd);
+  }
+}
+
+}  // namespace
+
+StdioChannel::StdioChannel(int in_fd, int out_fd, int err_fd, std::size_t line_cap_bytes)
+    : in_fd_(in_fd), out_fd_(out_fd), err_fd_(err_fd), line_cap_(line_cap_bytes) {
+  if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
+}
+
+StdioChannel::~StdioChannel() {
+  stop();
+  ::close(wake_[0]);
+  ::close(wake_[1]);
+}
+
+void StdioChannel::start() {
+  reader_ = std::thread([this] { reader_loop(); });
+}
+
+void StdioChannel::stop() {
+  stopping_ = true;
+  wake();
+  drained_.notify_all();
+  if (reader_.joinable()) reader_.join();
+}
+
+void StdioChannel::wake() {
+  const char byte = 1;
+  [[maybe_unused]] auto n = ::write(wake_[1], &byte, 1);
+}
+
+void StdioChannel::push(Incoming in) {
+  std::unique_lock lock(mutex_);
+  drained_.wait(lock, [&] { return queued_bytes_ < kQueueLimitBytes || stopping_; });
+  if (in.kind == Incoming::Kind::Eof) ended_ = true;
+  queued_bytes_ += in.text.size();
+  queue_.push_back(std::move(in));
+  arrived_.notify_all();
+}
+
+void StdioChannel::reader_loop() {
+  LineSplitter splitter(line_cap_);
+  std::vector<char> buffer(64 * 1024);
+  std::vector<Incoming> events;
+  bool reading = true;
+  bool watch_output = true;
+  while (!stopping_) {
+    pollfd fds[2] = {{wake_[0], POLLIN, 0},
+                     {reading ? in_fd_ : (watch_output ? out_fd_ : -1), 0, 0}};
+    // Reading: wait for input. After close_input: watch our stdout for the client closing
+    // its end (POLLERR), the only sign left that it went away.
+    if (reading) fds[1].events = POLLIN;
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[0].revents & POLLIN) {
+      char drain[64];
+      while (::read(wake_[0], drain, sizeof drain) > 0) {
+      }
+      if (stopping_) break;
+      if (input_closed_ && reading) {
+        reading = false;
+        continue;
+      }
+    }
+    if (!reading) {
+      if (fds[1].revents & POLLNVAL) watch_output = false;
+      if (fds[1].revents & (POLLERR | POLLHUP)) {
+        push(Incoming{Incoming::Kind::Eof, {}, 0, Clock::now()});
+        return;
+      }
+      continue;
+    }
+    if (fds[1].revents & POLLNVAL) {  // no stdin at all
+      push(Incoming{Incoming::Kind::Eof, {}, 0, Clock::now()});
+      return;
+    }
+    if (!(fds[1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    const auto n = ::read(in_fd_, buffer.data(), buffer.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (input_closed_) {
+      reading = false;  // what is read now comes from /dev/null
+      continue;
+    }
+    const auto now = Clock::now();
+    if (n > 0) {
+      events.clear();
+      splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), now, events);
+      for (auto& e : events) push(std::move(e));
+      continue;
+    }
+    if (auto rest = splitter.finish(now)) push(std::move(*rest));
+    push(Incoming{Incoming::Kind::Eof, {}, 0, now});
+    return;
+  }
+}
+
+Incoming StdioChannel::receive(Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  arrived_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
+  if (queue_.empty()) {
+    return Incoming{ended_ ? Incoming::Kind::Eof : Incoming::Kind::Timeout, {}, 0, Clock::now()};
+  }
+  auto in = std::move(queue_.front());
+  queue_.pop_front();
+  if (in.kind == Incoming::Kind::Eof) {
+    queue_.push_back(in);  // Eof stays: later calls see it again
+  } else {
+    queued_bytes_ -= in.text.size();
+    drained_.notify_all();
+  }
+  return in;
+}
+
+SendResult StdioChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
+  const std::lock_guard lock(out_mutex_);
+  SendResult result;
+  if (output_closed_) {
+    result.ok = false;
+    result.error = "the script closed the server's stdout";
+    return result;
+  }
+  if (options.mode == WriteMode::Coalesced) {
+    std::string all;
+    for (const auto& f : frames) all += f + "\n";
+    const auto w = write_all(out_fd_, all, 0);
+    if (!w.ok) {
+      result.ok = false;
+      result.error = errno_text(w.err);
+      return result;
+    }
+    result.writes.assign(frames.size(), w.writes);
+    result.done.assign(frames.size(), w.last_write_started);
+    return result;
+  }
+  for (const auto& f : frames) {
+    const auto w =
+        write_all(out_fd_, f + "\n", options.mode == WriteMode::Chopped ? options.chunk : 0);
+    if (!w.ok) {
+      result.ok = false;
+      result.error = errno_text(w.err);
+      return result;
+    }
+    result.writes.push_back(w.writes);
+    result.done.push_back(w.last_write_started);
+  }
+  return result;
+}
+
+SendResult StdioChannel::send_raw(const std::string& bytes, std::size_t chunk, const std::string&) {
+  const std::lock_guard lock(out_mutex_);
+  SendResult result;
+  if (output_closed_) {
+    result.ok = false;
+    result.error = "the script closed the server's stdout";
+    return result;
+  }
+  const auto w = write_all(out_fd_, bytes, chunk);
+  if (!w.ok) {
+    result.ok = false;
+    result.error = errno_text(w.err);
+    return result;
+  }
+  result.writes.push_back(w.writes);
+  result.done.push_back(w.last_write_started);
+  return result;
+}
+
+void StdioChannel::close_input() {
+  input_closed_ = true;
+  retire_fd(in_fd_);
+  wake();
+}
+
+void StdioChannel::close_output() {
+  const std::lock_guard lock(out_mutex_);
+  output_closed_ = true;
+  retire_fd(out_fd_);
+}
+
+std::size_t StdioChannel::write_stderr(std::string_view bytes, std::stop_token stop) {
+  std::size_t written = 0;
+  while (written < bytes.size() && !stop.stop_requested()) {
+    // Poll in short slices so a client that never drains stderr cannot hold us past a stop.
+    pollfd fd{err_fd_, POLLOUT, 0};
+    const int ready = ::poll(&fd, 1, 50);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (fd.revents & (POLLERR | POLLHUP | POLLNVAL)) break;
+    // At most one pipe page per write: a pipe that polls writable takes it without blocking.
+    const auto piece = std::min<std::size_t>(4096, bytes.size() - written);
+    const auto n = ::write(err_fd_, bytes.data() + written, piece);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return written;
+}
+
+}  // namespace mcpping

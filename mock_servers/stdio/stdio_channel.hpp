@@ -1,0 +1,59 @@
+// The Channel over the server's own stdin/stdout/stderr, as an MCP client spawns it.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "engine/channel.hpp"
+#include "engine/line_splitter.hpp"
+
+namespace mcpping {
+
+class StdioChannel : public Channel {
+ public:
+  // Queued client input beyond this stops the reader (the client then blocks on its
+  // writes) instead of growing without bound.
+  static constexpr std::size_t kQueueLimitBytes = 16u << 20;
+
+  StdioChannel(int in_fd, int out_fd, int err_fd, std::size_t line_cap_bytes);
+  ~StdioChannel() override;
+
+  // Starts the reader thread.
+  void start();
+  // Stops the reader thread (idempotent).
+  void stop();
+
+  SendResult send(const std::vector<std::string>& frames, const SendOptions& options) override;
+  SendResult send_raw(const std::string& bytes, std::size_t chunk,
+                      const std::string& route) override;
+  Incoming receive(Clock::time_point deadline) override;
+  void close_input() override;
+  void close_output() override;
+  std::size_t write_stderr(std::string_view bytes, std::stop_token stop) override;
+
+ private:
+  void reader_loop();
+  void push(Incoming in);
+  void wake();
+
+  const int in_fd_, out_fd_, err_fd_;
+  const std::size_t line_cap_;
+  int wake_[2] = {-1, -1};
+  std::thread reader_;
+
+  std::mutex mutex_;
+  std::condition_variable arrived_, drained_;
+  std::deque<Incoming> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool ended_ = false;  // Eof queued
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> input_closed_{false};
+  std::mutex out_mutex_;
+  bool output_closed_ = false;
+};
+
+}  // namespace mcpping

@@ -1,0 +1,109 @@
+#include "engine/pattern.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+const Json kCall = Json::parse(
+    R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}})");
+
+TEST(SameJson, ComparesTypeCategories) {
+  EXPECT_FALSE(same_json(Json(1), Json(1.0)));  // nlohmann's == says equal
+  EXPECT_FALSE(same_json(Json(1), Json("1")));
+  EXPECT_TRUE(same_json(Json::parse("1"), Json(1)));  // unsigned vs signed storage
+  EXPECT_TRUE(same_json(Json(-1), Json::parse("-1")));
+  EXPECT_FALSE(same_json(Json(-1), Json(18446744073709551615ULL)));
+  EXPECT_TRUE(same_json(Json::parse("18446744073709551615"), Json(18446744073709551615ULL)));
+  EXPECT_FALSE(same_json(Json::parse(R"({"a":[1]})"), Json::parse(R"({"a":[1.0]})")));
+  EXPECT_TRUE(same_json(Json::parse(R"({"a":[1,"x"]})"), Json::parse(R"({"a":[1,"x"]})")));
+  EXPECT_FALSE(same_json(Json::parse(R"({"a":1})"), Json::parse(R"({"a":1,"b":2})")));
+  EXPECT_FALSE(same_json(Json(nullptr), Json(false)));
+  EXPECT_TRUE(same_json(Json(""), Json("")));
+}
+
+TEST(Pattern, ObjectsAllowExtraKeysArraysDoNot) {
+  EXPECT_TRUE(matches(Json{{"method", "tools/call"}}, kCall, {}));
+  EXPECT_FALSE(matches(Json{{"method", "tools/list"}}, kCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"([1,2])"), Json::parse("[1,2]"), {}));
+  EXPECT_FALSE(matches(Json::parse(R"([1])"), Json::parse("[1,2]"), {}));
+}
+
+TEST(Pattern, ScalarsAreTypeStrict) {
+  EXPECT_TRUE(matches(Json{{"id", 7}}, kCall, {}));
+  EXPECT_FALSE(matches(Json{{"id", 7.0}}, kCall, {}));
+  EXPECT_FALSE(matches(Json{{"id", "7"}}, kCall, {}));
+}
+
+TEST(Pattern, SpecialKeys) {
+  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$any":true}})"), kCall, {}));
+  EXPECT_FALSE(matches(Json::parse(R"({"error":{"$any":true}})"), kCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"error":{"$absent":true}})"), kCall, {}));
+  EXPECT_FALSE(matches(Json::parse(R"({"id":{"$absent":true}})"), kCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$type":"integer"}})"), kCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$type":"number"}})"), kCall, {}));
+  EXPECT_FALSE(matches(Json::parse(R"({"id":{"$type":"string"}})"), kCall, {}));
+  EXPECT_FALSE(
+      matches(Json::parse(R"({"id":{"$type":"integer"}})"), Json::parse(R"({"id":1.5})"), {}));
+}
+
+TEST(Pattern, RefsKeepTheCapturedType) {
+  const Captures captures{{"call", kCall}};
+  EXPECT_TRUE(matches(Json::parse(R"({"id":"${call.id}"})"), Json::parse(R"({"id":7})"), captures));
+  EXPECT_FALSE(
+      matches(Json::parse(R"({"id":"${call.id}"})"), Json::parse(R"({"id":"7"})"), captures));
+  EXPECT_TRUE(
+      matches(Json::parse(R"({"id":{"$ref":"call.id"}})"), Json::parse(R"({"id":7})"), captures));
+  EXPECT_TRUE(matches(Json::parse(R"({"text":"got ${call.params.arguments.text}"})"),
+                      Json::parse(R"({"text":"got a"})"), captures));
+  std::string why;
+  EXPECT_FALSE(matches(Json::parse(R"({"id":"${nope.id}"})"), kCall, captures, &why));
+  EXPECT_NE(why.find("nope.id"), std::string::npos);
+}
+
+TEST(Pattern, ExplainsTheMismatch) {
+  std::string why;
+  EXPECT_FALSE(matches(Json::parse(R"({"params":{"name":"other"}})"), kCall, {}, &why));
+  EXPECT_EQ(why, R"(/params/name: expected "other", got "echo")");
+}
+
+TEST(Pattern, ResolveRefWalksMembersAndIndexes) {
+  const Captures captures{{"call", kCall}, {"list", Json::parse(R"({"a":[10,{"b":true}]})")}};
+  EXPECT_EQ(resolve_ref("call.params.name", captures), Json("echo"));
+  EXPECT_EQ(resolve_ref("list.a.1.b", captures), Json(true));
+  EXPECT_FALSE(resolve_ref("list.a.5", captures));
+  EXPECT_FALSE(resolve_ref("call.missing", captures));
+  EXPECT_FALSE(resolve_ref("other", captures));
+  EXPECT_TRUE(same_json(*resolve_ref("call", captures), kCall));
+}
+
+TEST(Pattern, CheckPatternRejectsMalformedSpecials) {
+  EXPECT_FALSE(check_pattern(Json::parse(R"({"id":{"$type":"integer"},"x":[{"$any":true}]})")));
+  auto p = check_pattern(Json::parse(R"({"id":{"$type":"int"}})"));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->pointer, "/id/$type");
+  p = check_pattern(Json::parse(R"({"a":[{"$any":true,"b":1}]})"));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->pointer, "/a/0");
+  p = check_pattern(Json::parse(R"({"$regex":"x"})"));
+  ASSERT_TRUE(p);
+  EXPECT_NE(p->reason.find("unknown special key"), std::string::npos);
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$absent":false})")));
+}
+
+TEST(Pattern, CollectsRefsWithPointers) {
+  const auto refs =
+      collect_refs(Json::parse(R"({"id":"${call.id}","p":["x ${a.b} ${c}"],"r":{"$ref":"d.e"}})"));
+  ASSERT_EQ(refs.size(), 4u);
+  EXPECT_EQ(refs[0].pointer, "/id");
+  EXPECT_EQ(refs[0].ref, "call.id");
+  EXPECT_EQ(refs[1].pointer, "/p/0");
+  EXPECT_EQ(refs[2].ref, "c");
+  EXPECT_EQ(refs[3].pointer, "/r/$ref");
+  EXPECT_EQ(whole_ref("${a.b}"), "a.b");
+  EXPECT_FALSE(whole_ref("x${a.b}"));
+  EXPECT_EQ(ref_root("a.b.c"), "a");
+}
+
+}  // namespace
+}  // namespace mcpping

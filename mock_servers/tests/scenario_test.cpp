@@ -1,0 +1,188 @@
+#include "engine/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace mcpping {
+namespace {
+
+const std::filesystem::path kFixtures = MCP_FIXTURES_DIR;
+const std::filesystem::path kBroken = std::filesystem::path(MCP_TEST_DATA_DIR) / "broken";
+
+TEST(Scenario, EveryRealFixtureLoads) {
+  const auto defaults = test::fixture_defaults();
+  const auto refs = test::fixture_refs();
+  const auto catalogue = load_catalogue(kFixtures / "scenarios", defaults, refs);
+  ASSERT_GE(catalogue.size(), 2u);
+  for (std::size_t i = 1; i < catalogue.size(); ++i)
+    EXPECT_LT(catalogue[i - 1].id, catalogue[i].id);
+  for (const auto& s : catalogue) {
+    SCOPED_TRACE(s.id);
+    EXPECT_FALSE(s.script_checks.empty());
+    // What the mock servers will run must pass their own validation too.
+    for (const auto& transport : s.transports) {
+      RunSettings run;
+      run.transport = transport;
+      EXPECT_NO_THROW(validate_resolved_script(resolve_script(s, defaults, run), s.id));
+    }
+  }
+}
+
+TEST(Scenario, WhileAwaitingIsLoadedFaithfully) {
+  const auto s =
+      load_scenario(kFixtures / "scenarios/ping/while-awaiting.json", "ping/while-awaiting",
+                    test::fixture_defaults(), test::fixture_refs());
+  EXPECT_EQ(s.id, "ping/while-awaiting");
+  EXPECT_TRUE(s.runs_on("stdio"));
+  EXPECT_EQ(s.revision_from, "2024-11-05");
+  EXPECT_EQ(s.revision_until, "2025-11-25");
+  ASSERT_EQ(s.script_checks.size(), 3u);
+  EXPECT_EQ(s.script_checks[0].id, "handshake");
+  EXPECT_EQ(s.script_checks[1].id, "call-received");
+  EXPECT_EQ(s.script_checks[2].id, "pong");
+  EXPECT_EQ(s.script_checks[2].spec,
+            (std::vector<std::string>{"ping.respond-promptly", "messages.response-same-id"}));
+  ASSERT_EQ(s.driver_checks.size(), 1u);
+  EXPECT_EQ(s.driver_checks[0].step, 1u);
+  EXPECT_EQ(s.deadline_kill, Level::Must);
+  EXPECT_FALSE(s.runs_on("websocket"));
+  EXPECT_TRUE(s.applies_to("2025-06-18"));
+  EXPECT_FALSE(s.applies_to("2026-07-28"));
+  EXPECT_FALSE(s.applies_to("bogus"));
+}
+
+struct BrokenCase {
+  const char* file;
+  const char* error;  // what() after "<file>: "
+};
+
+const BrokenCase kBrokenCases[] = {
+    {"unknown-timeout",
+     "/script/3/within: unknown timeout \"pong_capms\" (known: case_deadline_ms, expect_ms, "
+     "idle_window_ms, "
+     "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
+    {"missing-title", "/title: required"},
+    {"unknown-spec", "/script/1/check/spec/0: unknown spec reference \"ping.nope\""},
+    {"duplicate-check", "/script/3/check/id: duplicate check id \"call-received\""},
+    {"unknown-label", "/script/3/expect_response: no earlier send has the label \"pong\""},
+    {"uncaptured-ref",
+     "/script/2/send/id: ${calls.id} refers to \"calls\", which no earlier step captures "
+     "(captured: call, "
+     "initialize)"},
+    {"two-actions", "/script/1: more than one action: expect, send"},
+    {"unknown-transport",
+     "/transports/1: unknown transport \"websocket\" (known: stdio, streamable-http, sse)"},
+    {"bad-type-pattern",
+     "/script/1/expect/id/$type: $type must be one of string, integer, number, object, array, "
+     "boolean, null"},
+    {"serve-not-last",
+     "/script/1/serve_defaults: serve_defaults runs until the client closes the connection: it "
+     "must be the "
+     "last step"},
+    {"driver-step-out-of-range",
+     "/driver_checks/0/step: driver step 3 does not exist (there are 3)"},
+    {"unknown-top-level",
+     "/scripts: unknown field \"scripts\" (known: title, description, catches, transports, "
+     "revisions, "
+     "driver_steps, driver_checks, script, deadline_kill)"},
+    {"reserved-check-id",
+     "/script/3/check/id: \"transport:line-too-long\" is reserved for the mock server's own "
+     "checks"},
+    {"respond-uncaptured", "/script/4/respond: nothing is captured as \"cal\" before this step"},
+    {"unknown-level",
+     "/script/3/check/level: unknown level \"REQUIRED\" (known: MUST, SHOULD, MAY, INFO)"},
+    {"revisions-reversed", "/revisions: \"from\" 2025-11-25 is after \"until\" 2024-11-05"},
+    {"expect-without-check", "/script/1/check: required"},
+    {"driver-idle-unknown-timeout",
+     "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: case_deadline_ms, expect_ms, "
+     "idle_window_ms, "
+     "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
+    {"unknown-write-mode",
+     "/script/2/write: unknown write mode \"chunked\" (known: lines, coalesced, chopped)"},
+    {"bad-json",
+     ": invalid JSON at line 5, column 1: syntax error while parsing object key - unexpected '}'; "
+     "expected "
+     "string literal"},
+};
+
+TEST(Scenario, BrokenFixturesNameFileFieldAndReason) {
+  const auto defaults = test::fixture_defaults();
+  const auto refs = test::fixture_refs();
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kBroken))
+    files += entry.path().extension() == ".json";
+  EXPECT_EQ(files, std::size(kBrokenCases))
+      << "every broken fixture needs its expected error listed here";
+  for (const auto& c : kBrokenCases) {
+    SCOPED_TRACE(c.file);
+    const auto path = kBroken / (std::string(c.file) + ".json");
+    try {
+      load_scenario(path, c.file, defaults, refs);
+      ADD_FAILURE() << "loaded without error";
+    } catch (const FixtureError& e) {
+      EXPECT_EQ(e.file(), path.string());
+      EXPECT_EQ(std::string(e.what()), path.string() + ": " + c.error);
+    }
+  }
+}
+
+TEST(Scenario, RevisionsAndTransports) {
+  EXPECT_EQ(known_revisions().size(), 5u);
+  EXPECT_EQ(revision_index("2024-11-05"), 0u);
+  EXPECT_EQ(revision_index("2026-07-28"), 4u);
+  EXPECT_FALSE(revision_index("2025-01-01"));
+  EXPECT_EQ(known_transports(), (std::vector<std::string>{"stdio", "streamable-http", "sse"}));
+}
+
+TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
+  const auto defaults = test::fixture_defaults();
+  const auto scaled = scaled_timeouts(defaults, 2.5);
+  EXPECT_DOUBLE_EQ(scaled.at("pong_cap_ms"), 5000);
+  EXPECT_DOUBLE_EQ(scaled.at("quiet_ms"), 750);
+  const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
+                               test::fixture_refs());
+  const auto steps = resolve_driver_steps(s, scaled);
+  EXPECT_EQ(steps[2], Json::parse(R"({"op":"idle","ms":6250})"));
+  EXPECT_EQ(steps[1], s.driver_steps[1]);
+}
+
+TEST(Scenario, ResolvedScriptIsSelfContained) {
+  const auto defaults = test::fixture_defaults();
+  const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
+                               test::fixture_refs());
+  RunSettings run;
+  run.revision = "2025-06-18";
+  run.timeout_multiplier = 2;
+  const auto r = resolve_script(s, defaults, run);
+  EXPECT_EQ(r["scenario"], Json("ping/idle"));
+  EXPECT_EQ(r["revision"], Json("2025-06-18"));
+  EXPECT_EQ(r["timeouts"]["pong_cap_ms"].get<double>(), 4000);
+  EXPECT_EQ(r["line_cap_bytes"], Json(1048576));
+  EXPECT_EQ(r["server"]["tools"], defaults.tools);
+  EXPECT_EQ(r["script"], s.script);
+  ASSERT_EQ(r["checks"].size(), s.script_checks.size());
+  EXPECT_EQ(r["checks"][2]["id"], Json("pong-while-idle"));
+  EXPECT_NO_THROW(validate_resolved_script(r, "x"));
+  auto broken = r;
+  broken["timeouts"].erase("case_deadline_ms");
+  EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+  broken = r;
+  broken["script"][4]["label"] = 3;
+  EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+}
+
+TEST(Scenario, DefaultsAndSpecReferencesLoad) {
+  const auto defaults = test::fixture_defaults();
+  EXPECT_EQ(defaults.line_cap_bytes, 1048576u);
+  EXPECT_EQ(defaults.timeouts.size(), 8u);
+  EXPECT_EQ(defaults.server_info["name"], Json("mcp-ping-conformance-mock"));
+  const auto refs = test::fixture_refs();
+  ASSERT_TRUE(refs.count("ping.respond-promptly"));
+  EXPECT_EQ(refs.at("ping.respond-promptly").text,
+            "The receiver MUST respond promptly with an empty response");
+  for (const auto& key : handshake_check().spec) EXPECT_TRUE(refs.count(key)) << key;
+}
+
+}  // namespace
+}  // namespace mcpping

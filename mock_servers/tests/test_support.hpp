@@ -1,0 +1,166 @@
+// Shared helpers for the mock server tests: resolved scripts with test-sized timeouts,
+// an in-memory Channel, and transcript queries.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/channel.hpp"
+#include "engine/line_splitter.hpp"
+#include "engine/scenario.hpp"
+#include "engine/transcript.hpp"
+
+namespace mcpping::test {
+
+inline Defaults fixture_defaults() { return load_defaults(MCP_FIXTURES_DIR "/defaults.json"); }
+inline SpecReferences fixture_refs() {
+  return load_spec_references(MCP_FIXTURES_DIR "/spec-references.json");
+}
+
+// A resolved script around `script`, with short timeouts so failing waits stay quick.
+inline Json make_resolved(const Json& script, const std::map<std::string, double>& overrides = {}) {
+  Scenario s;
+  s.id = "test/case";
+  s.transports = {"stdio"};
+  s.script = script;
+  auto r = resolve_script(s, fixture_defaults(), RunSettings{});
+  const std::map<std::string, double> fast = {
+      {"expect_ms", 2000}, {"pong_cap_ms", 500}, {"late_pong_ms", 1500},    {"quiet_ms", 50},
+      {"settle_ms", 5},    {"observe_ms", 300},  {"case_deadline_ms", 5000}};
+  for (const auto& [k, v] : fast) r["timeouts"][k] = v;
+  for (const auto& [k, v] : overrides) r["timeouts"][k] = v;
+  r["line_cap_bytes"] = 4096;
+  validate_resolved_script(r, "test");
+  return r;
+}
+
+inline Json check_def(const std::string& id, const std::string& level = "MUST") {
+  return Json{{"id", id}, {"level", level}, {"spec", {"ping.respond-promptly"}}};
+}
+
+// In-memory Channel. The fake client reacts synchronously to each frame the server sends
+// (`on_frame`), so a test needs no threads to play a conversation.
+class FakeChannel : public Channel {
+ public:
+  std::function<void(const Json& frame)> on_frame;
+  // When set, write_stderr blocks until stopped: a client that never drains stderr.
+  bool stderr_blocks = false;
+
+  explicit FakeChannel(std::size_t cap = 4096) : splitter_(cap) {}
+
+  // Client bytes, arriving now plus `delay_ms` (to play a client that answers late
+  // without the test waiting for it).
+  void client_write(const std::string& bytes, double delay_ms = 0) {
+    const std::lock_guard lock(mutex_);
+    if (closed_) return;
+    const auto at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double, std::milli>(delay_ms));
+    std::vector<Incoming> events;
+    splitter_.feed(bytes, at, events);
+    max_buffered_ = std::max(max_buffered_, splitter_.buffered());
+    for (auto& e : events) queue_.push_back(std::move(e));
+    cv_.notify_all();
+  }
+  void client_send(const Json& message, double delay_ms = 0) {
+    client_write(message.dump() + "\n", delay_ms);
+  }
+  void client_close() {
+    const std::lock_guard lock(mutex_);
+    if (closed_) return;
+    closed_ = true;
+    if (auto rest = splitter_.finish(Clock::now())) queue_.push_back(std::move(*rest));
+    queue_.push_back(Incoming{Incoming::Kind::Eof, {}, 0, Clock::now()});
+    cv_.notify_all();
+  }
+
+  SendResult send(const std::vector<std::string>& frames, const SendOptions& options) override {
+    SendResult result;
+    for (const auto& f : frames) {
+      result.writes.push_back(options.mode == WriteMode::Chopped
+                                  ? (f.size() + 1 + options.chunk - 1) / options.chunk
+                                  : 1);
+      result.done.push_back(Clock::now());
+      modes.push_back(options.mode);
+    }
+    for (const auto& f : frames) {
+      sent.push_back(Json::parse(f));
+      if (on_frame) on_frame(sent.back());
+    }
+    return result;
+  }
+  SendResult send_raw(const std::string& bytes, std::size_t, const std::string&) override {
+    raw_sent.push_back(bytes);
+    SendResult result;
+    result.writes.push_back(1);
+    result.done.push_back(Clock::now());
+    return result;
+  }
+  Incoming receive(Clock::time_point deadline) override {
+    std::unique_lock lock(mutex_);
+    cv_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
+    if (queue_.empty()) return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
+    auto in = queue_.front();
+    if (in.kind != Incoming::Kind::Eof) queue_.pop_front();
+    return in;
+  }
+  void close_input() override { input_closed = true; }
+  void close_output() override { output_closed = true; }
+  std::size_t write_stderr(std::string_view bytes, std::stop_token stop) override {
+    if (!stderr_blocks) {
+      stderr_text.append(bytes);
+      return bytes.size();
+    }
+    std::mutex m;
+    std::condition_variable_any cv;
+    std::unique_lock lock(m);
+    cv.wait(lock, stop, [] { return false; });
+    return 0;
+  }
+
+  std::size_t max_buffered() const { return max_buffered_; }
+
+  std::vector<Json> sent;
+  std::vector<WriteMode> modes;
+  std::vector<std::string> raw_sent;
+  std::string stderr_text;
+  bool input_closed = false;
+  bool output_closed = false;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Incoming> queue_;
+  LineSplitter splitter_;
+  std::size_t max_buffered_ = 0;
+  bool closed_ = false;
+};
+
+inline std::vector<Json> records_of(const std::vector<Json>& records, const std::string& kind) {
+  std::vector<Json> out;
+  for (const auto& r : records) {
+    if (r.value("kind", "") == kind) out.push_back(r);
+  }
+  return out;
+}
+
+// The check record with this short id; a null Json when there is none.
+inline Json find_check(const std::vector<Json>& records, const std::string& id) {
+  for (const auto& r : records) {
+    if (r.value("kind", "") == "check" && r.value("check", "") == id) return r;
+  }
+  return nullptr;
+}
+
+inline std::size_t count_checks(const std::vector<Json>& records, const std::string& id) {
+  std::size_t n = 0;
+  for (const auto& r : records) {
+    if (r.value("kind", "") == "check" && r.value("check", "") == id) ++n;
+  }
+  return n;
+}
+
+}  // namespace mcpping::test

@@ -1,0 +1,46 @@
+#include "engine/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+TEST(Verdict, NamesRoundTrip) {
+  for (auto v : {Verdict::Pass, Verdict::Informational, Verdict::Unsupported, Verdict::NonStrict,
+                 Verdict::Fail, Verdict::Error}) {
+    EXPECT_EQ(parse_verdict(to_string(v)), v);
+  }
+  for (auto l : {Level::Must, Level::Should, Level::Info, Level::May})
+    EXPECT_EQ(parse_level(to_string(l)), l);
+  EXPECT_EQ(to_string(Level::May), "MAY");
+  EXPECT_EQ(to_string(Verdict::NonStrict), "NON_STRICT");
+  EXPECT_EQ(to_string(Level::Info), "INFO");
+  EXPECT_FALSE(parse_verdict("pass"));
+  EXPECT_FALSE(parse_level("MAYBE"));
+}
+
+TEST(Verdict, FailureVerdictFollowsLevel) {
+  EXPECT_EQ(failure_verdict(Level::Must), Verdict::Fail);
+  EXPECT_EQ(failure_verdict(Level::Should), Verdict::NonStrict);
+  EXPECT_EQ(failure_verdict(Level::Info), Verdict::Informational);
+  EXPECT_EQ(failure_verdict(Level::May), Verdict::Informational);
+}
+
+TEST(Verdict, WorstIsTheMoreSevere) {
+  EXPECT_EQ(worst(Verdict::Pass, Verdict::NonStrict), Verdict::NonStrict);
+  EXPECT_EQ(worst(Verdict::Fail, Verdict::Informational), Verdict::Fail);
+  EXPECT_EQ(worst(Verdict::Error, Verdict::Fail), Verdict::Error);
+  EXPECT_EQ(worst(Verdict::Unsupported, Verdict::Informational), Verdict::Unsupported);
+}
+
+TEST(Verdict, StrictModeFailsOnNonStrict) {
+  EXPECT_FALSE(fails_run(Verdict::NonStrict, false));
+  EXPECT_TRUE(fails_run(Verdict::NonStrict, true));
+  EXPECT_TRUE(fails_run(Verdict::Fail, false));
+  EXPECT_TRUE(fails_run(Verdict::Error, false));
+  EXPECT_FALSE(fails_run(Verdict::Unsupported, true));
+  EXPECT_FALSE(fails_run(Verdict::Informational, true));
+}
+
+}  // namespace
+}  // namespace mcpping

@@ -1,0 +1,66 @@
+// The results model: what one run found. Every report renders from this.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/scenario.hpp"
+#include "engine/verdict.hpp"
+
+namespace mcpping {
+
+struct CheckResult {
+  std::string id;  // full id: "<case id>:<short id>"
+  std::string short_id;
+  Level level = Level::Must;
+  Verdict verdict = Verdict::Pass;
+  std::vector<SpecReference> spec;
+  std::string expected;
+  std::string actual;
+  std::vector<double> latency_ms;  // pongs only
+  std::optional<double> at_ms;     // transcript time of the outcome, when known
+};
+
+struct CaseResult {
+  std::string case_id;  // "ping/colliding-id"
+  std::string transport;
+  std::string title;
+  std::string description;
+  std::string catches;
+  Verdict verdict = Verdict::Pass;
+  std::string reason;  // UNSUPPORTED or ERROR: why
+  std::vector<CheckResult> checks;
+  double duration_ms = 0;
+  std::filesystem::path evidence_dir;
+  // Transcript lines around the first failing check, for failure messages.
+  std::vector<std::string> transcript_excerpt;
+};
+
+struct RunInfo {
+  std::string suite_version;
+  std::string revision;
+  bool strict = false;
+  double timeout_multiplier = 1.0;
+  std::vector<std::string> driver_argv;
+  double pong_cap_ms = 0;
+};
+
+struct RunResult {
+  RunInfo info;
+  std::vector<CaseResult> cases;
+  double duration_ms = 0;
+};
+
+// Counts by verdict, for closing lines and JUnit attributes.
+struct VerdictCounts {
+  std::size_t total = 0, pass = 0, non_strict = 0, fail = 0, informational = 0, unsupported = 0,
+              error = 0;
+};
+VerdictCounts count_verdicts(const std::vector<CaseResult>& cases);
+
+// The checks that make the case's verdict worse than PASS/INFORMATIONAL, worst first.
+std::vector<const CheckResult*> notable_checks(const CaseResult& result);
+
+}  // namespace mcpping

@@ -1,0 +1,192 @@
+#include "reports/junit.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "reports/evidence.hpp"
+
+namespace mcpping {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence starting at text[i], or 0 when it is not one.
+std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4;
+  else
+    return 0;
+  if (i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  // Overlong forms, surrogates and code points beyond U+10FFFF are not valid XML text.
+  if (lead == 0xE0 && byte(i + 1) < 0xA0) return 0;
+  if (lead == 0xED && byte(i + 1) >= 0xA0) return 0;
+  if (lead == 0xF0 && byte(i + 1) < 0x90) return 0;
+  if (lead == 0xF4 && byte(i + 1) >= 0x90) return 0;
+  if (lead == 0xEF && byte(i + 1) == 0xBF && byte(i + 2) >= 0xBE) return 0;  // U+FFFE, U+FFFF
+  return length;
+}
+
+std::string seconds(double ms) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", ms / 1000.0);
+  return buffer;
+}
+
+void write_property(std::ostringstream& out, const std::string& name, const std::string& value) {
+  out << "      <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value)
+      << "\"/>\n";
+}
+
+void write_testcase(std::ostringstream& out, const CaseResult& result, bool strict) {
+  out << "    <testcase classname=\"mcp." << xml_escape(result.transport) << "\" name=\""
+      << xml_escape(result.case_id) << "\" time=\"" << seconds(result.duration_ms) << "\"";
+  const bool non_strict_fails = strict && result.verdict == Verdict::NonStrict;
+  const auto notable = notable_checks(result);
+  const std::string first_headline = notable.empty() ? result.reason : check_headline(*notable[0]);
+  switch (result.verdict) {
+    case Verdict::Pass:
+      out << "/>\n";
+      return;
+    case Verdict::Unsupported:
+      out << ">\n      <skipped message=\"" << xml_escape("UNSUPPORTED: " + result.reason)
+          << "\"/>\n";
+      break;
+    case Verdict::Error:
+      out << ">\n      <error type=\"ERROR\" message=\"" << xml_escape(shorten(first_headline, 400))
+          << "\">" << xml_escape(evidence_text(result)) << "</error>\n";
+      break;
+    case Verdict::Fail:
+    case Verdict::NonStrict:
+      if (result.verdict == Verdict::Fail || non_strict_fails) {
+        out << ">\n      <failure type=\"" << to_string(result.verdict) << "\" message=\""
+            << xml_escape(shorten(first_headline, 400)) << "\">"
+            << xml_escape(evidence_text(result)) << "</failure>\n";
+        break;
+      }
+      [[fallthrough]];
+    case Verdict::Informational:
+      // Not a failure in this mode, but worth reading: keep it visible as output.
+      out << ">\n      <system-out>"
+          << xml_escape(std::string(to_string(result.verdict)) + "\n" + evidence_text(result))
+          << "</system-out>\n";
+      break;
+  }
+  out << "    </testcase>\n";
+}
+
+}  // namespace
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&apos;";
+          break;
+        case '\t':
+        case '\n':
+        case '\r':
+          out += static_cast<char>(c);
+          break;
+        default:
+          if (c < 0x20 || c == 0x7F)
+            out += kReplacement;
+          else
+            out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      out += kReplacement;
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  return out;
+}
+
+std::string render_junit(const RunResult& run) {
+  // One <testsuite> per transport, in the order the transports first appear.
+  std::vector<std::string> transports;
+  std::map<std::string, std::vector<const CaseResult*>> by_transport;
+  for (const auto& result : run.cases) {
+    auto& bucket = by_transport[result.transport];
+    if (bucket.empty()) transports.push_back(result.transport);
+    bucket.push_back(&result);
+  }
+  const VerdictCounts all = count_verdicts(run.cases);
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"mcp-ping-conformance\" tests=\"" << all.total << "\" failures=\""
+      << all.fail + (run.info.strict ? all.non_strict : 0) << "\" errors=\"" << all.error
+      << "\" skipped=\"" << all.unsupported << "\" time=\"" << seconds(run.duration_ms) << "\">\n";
+  for (const auto& transport : transports) {
+    std::vector<CaseResult> cases;
+    double time_ms = 0;
+    for (const CaseResult* result : by_transport[transport]) {
+      cases.push_back(*result);
+      time_ms += result->duration_ms;
+    }
+    const VerdictCounts counts = count_verdicts(cases);
+    out << "  <testsuite name=\"mcp." << xml_escape(transport) << "\" tests=\"" << counts.total
+        << "\" failures=\"" << counts.fail + (run.info.strict ? counts.non_strict : 0)
+        << "\" errors=\"" << counts.error << "\" skipped=\"" << counts.unsupported << "\" time=\""
+        << seconds(time_ms) << "\">\n";
+    out << "    <properties>\n";
+    write_property(out, "suite_version", run.info.suite_version);
+    write_property(out, "strictness", run.info.strict ? "strict" : "lenient");
+    write_property(out, "revision", run.info.revision);
+    write_property(out, "transport", transport);
+    write_property(out, "timeout_multiplier", std::to_string(run.info.timeout_multiplier));
+    out << "    </properties>\n";
+    for (const auto& result : cases) write_testcase(out, result, run.info.strict);
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
+void write_junit(const RunResult& run, const std::filesystem::path& file) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  const std::filesystem::path temporary = file.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << render_junit(run);
+    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  std::filesystem::rename(temporary, file);
+}
+
+}  // namespace mcpping

@@ -1,0 +1,58 @@
+#include "reports/evidence.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+TEST(Shorten, KeepsShortTextAndMarksCuts) {
+  EXPECT_EQ(shorten("abc", 10), "abc");
+  const std::string cut = shorten(std::string(100, 'x'), 20);
+  EXPECT_EQ(cut.size(), 20u);
+  EXPECT_EQ(cut.substr(14), " [...]");
+}
+
+TEST(Shorten, NeverSplitsAUtf8Sequence) {
+  const std::string text = "aaaaaaaaaaaaa\xC3\xA9zzzzzzzzzzzzzzzz";
+  const std::string cut = shorten(text, 20);
+  EXPECT_EQ(cut, "aaaaaaaaaaaaa [...]");
+}
+
+TEST(Evidence, NamesCheckSpecExpectedActualAndExcerpt) {
+  CaseResult result;
+  result.case_id = "ping/idle";
+  result.verdict = Verdict::NonStrict;
+  result.evidence_dir = "/tmp/report/cases/stdio/ping/idle";
+  CheckResult passing;
+  passing.id = "ping/idle:call-received";
+  CheckResult late;
+  late.id = "ping/idle:pong-while-idle";
+  late.level = Level::Must;
+  late.verdict = Verdict::NonStrict;
+  late.spec = {{"k", "https://example.test/ping", "2025-11-25", "The receiver MUST respond"}};
+  late.expected = "pong within 2000 ms";
+  late.actual = "pong after 2700 ms, at the next request";
+  result.checks = {passing, late};
+  result.transcript_excerpt = {"+ 1.000ms  server>  {\"id\":\"idle-ping\"}"};
+  const std::string text = evidence_text(result);
+  EXPECT_NE(text.find("check ping/idle:pong-while-idle [MUST] NON_STRICT"), std::string::npos);
+  EXPECT_EQ(text.find("call-received"), std::string::npos);
+  EXPECT_NE(text.find("spec: \"The receiver MUST respond\""), std::string::npos);
+  EXPECT_NE(text.find("Expected: pong within 2000 ms"), std::string::npos);
+  EXPECT_NE(text.find("Actual:   pong after 2700 ms"), std::string::npos);
+  EXPECT_NE(text.find("server>  {\"id\":\"idle-ping\"}"), std::string::npos);
+  EXPECT_NE(text.find("evidence: /tmp/report/cases/stdio/ping/idle"), std::string::npos);
+}
+
+TEST(Evidence, HeadlineHasLevelIdAndShortActual) {
+  CheckResult check;
+  check.id = "ping/x:pong";
+  check.level = Level::Should;
+  check.actual = std::string(500, 'a');
+  const std::string headline = check_headline(check);
+  EXPECT_EQ(headline.rfind("[SHOULD] ping/x:pong \u2014 ", 0), 0u);
+  EXPECT_LT(headline.size(), 200u);
+}
+
+}  // namespace
+}  // namespace mcpping
