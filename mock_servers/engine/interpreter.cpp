@@ -250,6 +250,7 @@ struct Interpreter::Impl {
   bool serving = false;
   bool flood_recorded = false;
   bool invalid_recorded = false;
+  bool output_closed = false;
   std::set<std::string> responded;  // capture names the script answered
   Pump abort_reason = Pump::Deadline;
   std::size_t step_index = 0;
@@ -358,7 +359,10 @@ struct Interpreter::Impl {
                                                          ", not an object");
       return false;
     }
-    transcript.frame(Direction::ClientToServer, in.text, &json);
+    // `t` is when the frame was recorded; `arrived` when it was read from the client, the
+    // time latencies are measured to (they differ when the server is busy, e.g. in a burst).
+    transcript.frame(Direction::ClientToServer, in.text, &json, 1,
+                     {{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}});
     Msg msg{std::move(json), in.at, client_requests};
     const auto& j = msg.json;
     if (j.contains("method")) {
@@ -676,10 +680,8 @@ struct Interpreter::Impl {
     const auto label = step[error_wanted ? "expect_error" : "expect_response"].get<std::string>();
     const auto want_code = error_wanted ? step["code"].get<std::int64_t>() : 0;
     const auto within = timeout_ms(step, "within", "pong_cap_ms");
-    const std::optional<double> late =
-        step.contains("late_within")
-            ? std::optional(timeout_ms(step, "late_within", "late_pong_ms"))
-            : std::nullopt;
+    std::optional<double> late;
+    if (step.contains("late_within")) late = timeout_ms(step, "late_within", "late_pong_ms");
     std::vector<Sent> requests;
     for (const auto& sent : labels[label]) {
       if (sent.frame.contains("id")) requests.push_back(sent);
@@ -1004,6 +1006,7 @@ struct Interpreter::Impl {
     }
     if (step.contains("close_stdout")) {
       channel.close_output();
+      output_closed = true;
       transcript.event("closed the server's output: the client sees end of file");
       return Step::Ok;
     }
@@ -1072,7 +1075,21 @@ struct Interpreter::Impl {
       }
     }
     step_index = script.size();
+    if (output_closed) return shut_down();
     return serve();
+  }
+
+  // A server that closed its output is shutting down (lifecycle: it "MAY initiate shutdown
+  // by closing its output stream to the client and exiting"). It records what the client
+  // still sends for a quiet window, then exits, so that a client watching the process rather
+  // than end of file sees it go.
+  std::string shut_down() {
+    const auto why = pump(Clock::now() + from_ms(timeouts.at("quiet_ms")), nullptr);
+    if (why == Pump::Interrupted || why == Pump::CaseDeadline) return finish(why);
+    transcript.event("the script closed the server's output; the server exits");
+    stderr_worker.stop();
+    transcript.end("output closed");
+    return "output closed";
   }
 };
 

@@ -37,7 +37,8 @@ class Interpreter {
 
   // Records `start`, runs the script, then answers the default way until the client closes
   // the connection, the case deadline passes or the channel is interrupted. Records `end`
-  // and returns its reason: "eof", "deadline" or "interrupted".
+  // and returns its reason: "eof", "deadline", "interrupted", or "output closed" when the
+  // script closed the server's output (the server then exits after a quiet window).
   std::string run();
 
  private:

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/pattern.hpp"
+#include "engine/template.hpp"
 
 namespace mcpping {
 
@@ -188,6 +189,8 @@ void check_value(const Checker& c, const Json& value, const std::string& pointer
                  const std::set<std::string>& captured, bool has_index) {
   if (is_pattern) {
     if (auto problem = check_pattern(value)) c.fail(pointer + problem->pointer, problem->reason);
+  } else if (auto problem = check_template(value)) {
+    c.fail(pointer + problem->pointer, problem->reason);
   }
   for (const auto& use : collect_refs(value)) {
     const auto root = ref_root(use.ref);

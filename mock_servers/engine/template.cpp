@@ -33,6 +33,35 @@ std::string substitute_text(const std::string& text, const Captures& captures,
 
 }  // namespace
 
+std::optional<ValueProblem> check_template(const Json& tmpl) {
+  if (tmpl.is_object()) {
+    if (tmpl.size() == 1 && tmpl.begin().key().rfind('$', 0) == 0) {
+      const auto& key = tmpl.begin().key();
+      if (key != "$text") {
+        return ValueProblem{"", "unknown template operator \"" + key + "\" (templates know $text)"};
+      }
+      if (!tmpl.begin().value().is_string()) {
+        return ValueProblem{"/$text", "$text takes a reference like \"call.id\""};
+      }
+      return std::nullopt;
+    }
+    for (const auto& [key, sub] : tmpl.items()) {
+      if (auto problem = check_template(sub)) {
+        problem->pointer = "/" + key + problem->pointer;
+        return problem;
+      }
+    }
+  } else if (tmpl.is_array()) {
+    for (std::size_t i = 0; i < tmpl.size(); ++i) {
+      if (auto problem = check_template(tmpl[i])) {
+        problem->pointer = "/" + std::to_string(i) + problem->pointer;
+        return problem;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 Json instantiate(const Json& tmpl, const Captures& captures, std::optional<std::size_t> index) {
   if (tmpl.is_string()) {
     const auto& text = tmpl.get_ref<const std::string&>();

@@ -20,6 +20,11 @@ class TemplateError : public std::runtime_error {
   explicit TemplateError(const std::string& what) : std::runtime_error(what) {}
 };
 
+// Checks the special `$` objects of a template: only {"$text": "name.path"} is one; any other
+// single-member object whose key starts with '$' is a typo (it would be sent literally).
+// nullopt when the template is well formed.
+std::optional<ValueProblem> check_template(const Json& tmpl);
+
 // Substitutes every reference. `repeat_index` provides "${i}"; without it "${i}" is an
 // ordinary capture reference.
 Json instantiate(const Json& tmpl, const Captures& captures,

@@ -98,6 +98,8 @@ const BrokenCase kBrokenCases[] = {
      "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: case_deadline_ms, expect_ms, "
      "idle_window_ms, "
      "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
+    {"unknown-template-operator",
+     "/script/2/send/id: unknown template operator \"$txt\" (templates know $text)"},
     {"unknown-write-mode",
      "/script/2/write: unknown write mode \"chunked\" (known: lines, coalesced, chopped)"},
     {"bad-json",

@@ -12,6 +12,12 @@ RequestId::RequestId(std::int64_t value) {
   }
 }
 
+// GCC 12 reports a false -Wmaybe-uninitialized for std::string inside a std::variant held in
+// a returned std::optional (GCC bug 105562); the code is well defined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 std::optional<RequestId> RequestId::from_json(const json& id) {
   switch (id.type()) {
     case json::value_t::string:
@@ -26,6 +32,9 @@ std::optional<RequestId> RequestId::from_json(const json& id) {
       return std::nullopt;
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 json RequestId::to_json() const {
   return std::visit([](const auto& v) { return json(v); }, value_);
