@@ -25,7 +25,7 @@ jobs=${MCP_PING_JOBS:-$(nproc)}
 
 # Debian 12 packages the suite builds with.
 packages="cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libboost1.81-dev
-nlohmann-json3-dev libcpp-httplib-dev"
+nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev"
 missing=""
 for package in $packages; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -83,6 +83,22 @@ void stop_leftover_mock(const fs::path& pid_file, std::chrono::milliseconds grac
   ::close(pidfd);
 }
 
+// The URL the HTTP mock server prints as its first stdout line: {"url":"http://..."}.
+std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds timeout,
+                            const fs::path& stderr_file) {
+  const auto line = server.first_line(timeout);
+  const json parsed = line ? json::parse(*line, nullptr, false) : json();
+  if (!parsed.is_object() || !parsed.contains("url") || !parsed["url"].is_string()) {
+    const std::string why =
+        line ? "printed " + *line
+             : "printed no URL within " + std::to_string(timeout.count()) + " ms";
+    throw std::runtime_error("the HTTP mock server did not start: it " + why + "; " +
+                             server.stop(std::chrono::milliseconds(500)) +
+                             "; stderr: " + read_file(stderr_file).substr(0, 400));
+  }
+  return parsed["url"].get<std::string>();
+}
+
 }  // namespace
 
 CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
@@ -110,9 +126,23 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     const fs::path script_file = dir / "script.json";
     write_file(script_file, resolve_script(scenario, setup.defaults, settings).dump(2) + "\n");
     const json steps = resolve_driver_steps(scenario, timeouts);
-    const json server = {{"command",
-                          {setup.mock_stdio_server.string(), "--script", script_file.string(),
-                           "--evidence-dir", dir.string()}}};
+    const auto grace = std::chrono::milliseconds(
+        static_cast<std::int64_t>(std::ceil(2000 * setup.timeout_multiplier)));
+    // stdio: the client spawns the mock server. HTTP: the runner starts it and hands the
+    // driver its URL.
+    std::optional<BackgroundProcess> http_server;
+    json server;
+    if (planned.transport == "stdio") {
+      server = {{"command",
+                 {setup.mock_stdio_server.string(), "--script", script_file.string(),
+                  "--evidence-dir", dir.string()}}};
+    } else {
+      http_server.emplace(
+          std::vector<std::string>{setup.mock_http_server.string(), "--script",
+                                   script_file.string(), "--evidence-dir", dir.string()},
+          dir / "mock.stderr");
+      server = {{"url", read_server_url(*http_server, grace * 2, dir / "mock.stderr")}};
+    }
     const DriverInvocation invocation = make_invocation(
         setup.driver_argv, scenario.id, planned.transport, setup.revision, server, steps);
     write_file(dir / "reproduce.sh", reproduce_script(invocation));
@@ -125,8 +155,6 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     // The mock server ends the script at the case deadline; the driver gets a little more to
     // finish its close step before it counts as hung.
     const auto deadline = scaled_ms(timeouts, "case_deadline_ms");
-    const auto grace = std::chrono::milliseconds(
-        static_cast<std::int64_t>(std::ceil(2000 * setup.timeout_multiplier)));
     spec.deadline = deadline + grace;
     spec.kill_grace = grace;
     spec.output_drain = grace;
@@ -134,7 +162,11 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     CaseObservations observed;
     observed.transport = planned.transport;
     observed.driver = run_child(spec);
-    stop_leftover_mock(dir / "mock.pid", grace);
+    if (http_server) {
+      http_server->stop(grace);
+    } else {
+      stop_leftover_mock(dir / "mock.pid", grace);
+    }
     observed.driver_report = parse_driver_output(read_file(spec.stdout_file), steps);
     observed.transcript = read_transcript(dir / "transcript.jsonl");
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -250,6 +251,108 @@ ChildOutcome run_child(const SpawnSpec& spec) {
     outcome.exit_code = WEXITSTATUS(status);
   }
   return outcome;
+}
+
+struct BackgroundProcess::State {
+  asio::io_context ctx;
+  asio::readable_pipe out{ctx};
+  std::optional<bp2::process> child;
+  std::optional<LiveGroup> registered;
+  std::string buffer;
+  std::optional<std::string> outcome;
+};
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
+                                     const std::filesystem::path& stderr_file)
+    : state_(std::make_unique<State>()) {
+  std::string why;
+  const auto program = argv.empty() ? std::nullopt : resolve_program(argv.front(), why);
+  if (!program)
+    throw std::runtime_error("cannot start " + (argv.empty() ? "''" : argv[0]) + ": " + why);
+  std::FILE* err = std::fopen(stderr_file.c_str(), "wb");
+  if (!err) throw std::runtime_error("cannot write " + stderr_file.string());
+  std::fflush(nullptr);
+  std::cout.flush();
+  try {
+    state_->child.emplace(state_->ctx, *program,
+                          std::vector<std::string>(argv.begin() + 1, argv.end()),
+                          bp2::process_stdio{nullptr, state_->out, err}, ChildSetup{});
+  } catch (const std::exception& e) {
+    std::fclose(err);
+    throw std::runtime_error("cannot start " + argv[0] + ": " + e.what());
+  }
+  std::fclose(err);
+  state_->registered.emplace(state_->child->id());
+}
+
+BackgroundProcess::~BackgroundProcess() { stop(std::chrono::milliseconds(1000)); }
+
+std::optional<std::string> BackgroundProcess::first_line(std::chrono::milliseconds timeout) {
+  auto& s = *state_;
+  std::optional<std::string> line;
+  bool done = false;
+  asio::steady_timer timer(s.ctx);
+  timer.expires_after(timeout);
+  timer.async_wait([&](boost::system::error_code ec) {
+    if (!ec) done = true;
+  });
+  std::array<char, 4096> chunk{};
+  std::function<void()> read_more = [&] {
+    s.out.async_read_some(asio::buffer(chunk), [&](boost::system::error_code ec, std::size_t n) {
+      s.buffer.append(chunk.data(), n);
+      if (const auto nl = s.buffer.find('\n'); nl != std::string::npos) {
+        line = s.buffer.substr(0, nl);
+        done = true;
+      } else if (ec || s.buffer.size() > 65536) {
+        done = true;
+      } else {
+        read_more();
+      }
+    });
+  };
+  read_more();
+  while (!done && s.ctx.run_one() > 0) {
+  }
+  timer.cancel();
+  s.out.cancel();
+  s.ctx.poll();
+  s.ctx.restart();
+  return line;
+}
+
+std::string BackgroundProcess::stop(std::chrono::milliseconds grace) {
+  auto& s = *state_;
+  if (s.outcome) return *s.outcome;
+  if (!s.child) return *(s.outcome = "not started");
+  const pid_t group = s.child->id();
+  ::kill(-group, SIGTERM);
+  bool exited = false;
+  asio::steady_timer timer(s.ctx);
+  s.child->async_wait([&](boost::system::error_code, int) {
+    exited = true;
+    timer.cancel();
+  });
+  timer.expires_after(grace);
+  timer.async_wait([&](boost::system::error_code ec) {
+    if (!ec && !exited) ::kill(-group, SIGKILL);
+  });
+  while (!exited && s.ctx.run_one() > 0) {
+  }
+  ::kill(-group, SIGKILL);  // anything it left in its group
+  boost::system::error_code ignored;
+  s.out.close(ignored);
+  s.ctx.poll();
+  const int status = s.child->native_exit_code();
+  ChildOutcome outcome;
+  if (WIFSIGNALED(status)) {
+    outcome.kind = ChildOutcome::Kind::kSignaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+  s.registered.reset();
+  s.outcome = describe(outcome);
+  return *s.outcome;
 }
 
 void kill_all_children() {

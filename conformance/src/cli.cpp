@@ -14,7 +14,9 @@ std::string usage_text() {
   mcp-ping-conformance run [--scenario GLOB]... [--transport T] [--strict]
                            [--revision R] [--timeout-multiplier X] [--report-dir DIR]
                            [--junit FILE] [--jobs N] [--fixtures DIR]
-                           [--unsupported-exit-code N] -- <driver argv...>
+                           [--unsupported-exit-code N] [--baseline FILE]
+                           -- <driver argv...>
+  mcp-ping-conformance baseline --from REPORT_DIR [--output FILE]
   mcp-ping-conformance --help | --version
 
 run options:
@@ -28,9 +30,14 @@ run options:
   --jobs N                 cases run at once (default: 2 x cores)
   --fixtures DIR           scenario fixtures (default: the suite's own)
   --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
+  --baseline FILE          known failures (YAML): expected failures do not fail the run,
+                           listed cases that pass do (stale), flaky ones never gate
+
+baseline: writes a baseline (YAML) that expects exactly the failures of an earlier run.
 
 The driver argv follows '--' as separate words; it is never split on spaces.
-Exit status: 0 nothing failed, 1 a case failed, 2 usage or suite error.
+Exit status: 0 nothing failed, 1 a case failed or a baseline entry is stale, 2 usage or
+suite error.
 )";
 }
 
@@ -86,6 +93,33 @@ long parse_integer(const std::string& option, const std::string& value, long min
   return number;
 }
 
+Command parse_baseline(Words& words) {
+  Command command;
+  command.kind = Command::Kind::kBaseline;
+  bool from = false;
+  while (!words.done()) {
+    std::string word = words.next();
+    std::optional<std::string> inline_value;
+    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+    }
+    if (word == "--from") {
+      command.baseline.from = words.value_of(word, inline_value);
+      from = true;
+    } else if (word == "--output" || word == "-o") {
+      command.baseline.output = std::filesystem::path(words.value_of(word, inline_value));
+    } else if (word == "--help" || word == "-h") {
+      command.kind = Command::Kind::kHelp;
+      return command;
+    } else {
+      throw UsageError("baseline: unknown option '" + word + "'");
+    }
+  }
+  if (!from) throw UsageError("baseline: give the report folder of a run with --from DIR");
+  return command;
+}
+
 }  // namespace
 
 Command parse_command_line(const std::vector<std::string>& args) {
@@ -98,6 +132,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     command.kind = Command::Kind::kVersion;
     return command;
   }
+  if (verb == "baseline") return parse_baseline(words);
   if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
   command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
   RunOptions& run = command.run;
@@ -149,6 +184,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
       run.junit = std::filesystem::path(value());
     } else if (word == "--jobs" || word == "-j") {
       run.jobs = static_cast<unsigned>(parse_integer(word, value(), 1, 256));
+    } else if (word == "--baseline") {
+      run.baseline = std::filesystem::path(value());
     } else if (word == "--unsupported-exit-code") {
       run.unsupported_exit_code = static_cast<int>(parse_integer(word, value(), 0, 255));
     } else {

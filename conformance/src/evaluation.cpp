@@ -201,6 +201,21 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
     out.verdict = worst(out.verdict, check.verdict);
     if (!out.focus_ms && check.verdict != Verdict::Pass && check.at_ms) out.focus_ms = check.at_ms;
   }
+  // The script stopped because the client lacks something it MAY lack (an HTTP client that
+  // never opens the GET stream): the case does not apply, unless what the client did do
+  // already failed. Checks the script never reached do not count.
+  if (observed.transcript.unsupported) {
+    Verdict observed_worst = Verdict::Pass;
+    for (const auto& check : out.checks) {
+      if (check.actual.rfind("not reached:", 0) != 0) {
+        observed_worst = worst(observed_worst, check.verdict);
+      }
+    }
+    if (observed_worst == Verdict::Pass || observed_worst == Verdict::Informational) {
+      out.verdict = Verdict::Unsupported;
+      out.reason = *observed.transcript.unsupported;
+    }
+  }
   return out;
 }
 

@@ -2,6 +2,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <ctime>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <thread>
@@ -14,7 +17,10 @@
 #include "conformance/installation.hpp"
 #include "conformance/suite_runner.hpp"
 #include "engine/scenario.hpp"
+#include "reports/baseline.hpp"
+#include "reports/json_report.hpp"
 #include "reports/junit.hpp"
+#include "reports/markdown.hpp"
 
 namespace {
 
@@ -26,7 +32,7 @@ constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
 // The transports this build has a mock server for.
-const std::vector<std::string> kHostedTransports = {"stdio"};
+const std::vector<std::string> kHostedTransports = {"stdio", "streamable-http", "sse"};
 
 struct Catalogue {
   Defaults defaults;
@@ -61,6 +67,22 @@ void start_interrupt_watcher() {
   }).detach();
 }
 
+// After the progress lines: what the baseline changed.
+void print_baseline_outcome(const RunResult& result, std::ostream& out) {
+  for (const auto& c : result.cases) {
+    if (c.expectation == CaseResult::Expectation::kStale) {
+      out << "stale baseline entry: " << c.case_id << " (" << c.transport
+          << ") passed; remove it from " << result.baseline_file << "\n";
+    } else if (c.expectation == CaseResult::Expectation::kExpectedFailure) {
+      out << "expected failure: " << c.case_id << " (" << c.transport
+          << "): " << c.expectation_reason << "\n";
+    }
+  }
+  for (const auto& entry : result.unknown_baseline_entries) {
+    out << "baseline entry names no case or check of this suite: " << entry << "\n";
+  }
+}
+
 int list(const ListOptions& options) {
   const Catalogue catalogue = load(options.fixtures);
   if (options.markdown) {
@@ -77,8 +99,45 @@ int list(const ListOptions& options) {
   return kExitOk;
 }
 
+KnownIds known_ids(const std::vector<Scenario>& scenarios) {
+  KnownIds ids;
+  for (const auto& scenario : scenarios) {
+    ids.cases.insert(scenario.id);
+    for (const auto& check : scenario.script_checks)
+      ids.checks.insert(scenario.id + ":" + check.id);
+    for (const auto& check : scenario.driver_checks) {
+      ids.checks.insert(scenario.id + ":" + check.check.id);
+    }
+  }
+  return ids;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+int write_baseline(const BaselineOptions& options) {
+  const RunResult run = read_results_json(options.from / "results.json");
+  const std::string yaml = baseline_from_run(run);
+  if (!options.output) {
+    std::cout << yaml;
+    return kExitOk;
+  }
+  std::ofstream out(*options.output, std::ios::binary | std::ios::trunc);
+  out << yaml;
+  if (!out) throw std::runtime_error("cannot write " + options.output->string());
+  std::cerr << "wrote " << options.output->string() << "\n";
+  return kExitOk;
+}
+
 int run(const RunOptions& options) {
   const Catalogue catalogue = load(options.fixtures);
+  // A broken baseline stops the run before any case: nothing is lost to a typo.
+  std::optional<Baseline> baseline;
+  if (options.baseline) baseline = load_baseline(*options.baseline);
   if (options.transport && std::find(kHostedTransports.begin(), kHostedTransports.end(),
                                      *options.transport) == kHostedTransports.end()) {
     throw UsageError("--transport " + *options.transport +
@@ -98,6 +157,10 @@ int run(const RunOptions& options) {
   setup.defaults = catalogue.defaults;
   setup.refs = catalogue.refs;
   setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
+  if (std::any_of(cases.begin(), cases.end(),
+                  [](const PlannedCase& c) { return c.transport != "stdio"; })) {
+    setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
+  }
   setup.driver_argv = options.driver_argv;
   setup.revision = options.revision;
   setup.timeout_multiplier = options.timeout_multiplier;
@@ -115,7 +178,9 @@ int run(const RunOptions& options) {
             << (options.strict ? "strict" : "lenient") << ", timeout multiplier "
             << options.timeout_multiplier << ", " << suite.jobs << " at once\n"
             << std::flush;
+  const std::string started_at = utc_now();
   RunResult result = run_suite(cases, setup, suite, std::cout);
+  result.started_at = started_at;
   result.info.suite_version = MCP_PING_VERSION;
   result.info.revision = options.revision;
   result.info.strict = options.strict;
@@ -123,16 +188,26 @@ int run(const RunOptions& options) {
   result.info.driver_argv = options.driver_argv;
   result.info.pong_cap_ms =
       scaled_timeouts(setup.defaults, options.timeout_multiplier).at("pong_cap_ms");
+  if (baseline) {
+    apply_baseline(*baseline, known_ids(catalogue.scenarios), result);
+    print_baseline_outcome(result, std::cout);
+  }
 
   const fs::path junit = options.junit.value_or(setup.report_dir / "junit.xml");
   write_junit(result, junit);
+  write_results_json(result, setup.report_dir / "results.json");
+  write_summary_markdown(result, setup.report_dir / "summary.md");
   std::cout << closing_line(result) << "\n"
-            << "reports: " << junit.string() << ", evidence in "
+            << "reports: " << junit.string() << ", " << (setup.report_dir / "results.json").string()
+            << ", " << (setup.report_dir / "summary.md").string() << "; evidence in "
             << (setup.report_dir / "cases").string() << "\n";
 
   const VerdictCounts counts = count_verdicts(result.cases);
   if (counts.error > 0) return kExitUsage;
-  if (counts.fail > 0 || (options.strict && counts.non_strict > 0)) return kExitFailed;
+  if (std::any_of(result.cases.begin(), result.cases.end(),
+                  [&](const CaseResult& c) { return case_fails_run(c, options.strict); })) {
+    return kExitFailed;
+  }
   if (options.unsupported_exit_code && counts.unsupported == counts.total) {
     return *options.unsupported_exit_code;
   }
@@ -155,9 +230,14 @@ int main(int argc, char** argv) {
         return list(command.list);
       case Command::Kind::kRun:
         return run(command.run);
+      case Command::Kind::kBaseline:
+        return write_baseline(command.baseline);
     }
   } catch (const UsageError& e) {
     std::cerr << "mcp-ping-conformance: " << e.what() << "\n\n" << usage_text();
+    return kExitUsage;
+  } catch (const BaselineError& e) {
+    std::cerr << "mcp-ping-conformance: broken baseline: " << e.what() << "\n";
     return kExitUsage;
   } catch (const FixtureError& e) {
     std::cerr << "mcp-ping-conformance: broken fixture: " << e.what() << "\n";

@@ -124,13 +124,4 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   return run;
 }
 
-std::string closing_line(const RunResult& run) {
-  const VerdictCounts c = count_verdicts(run.cases);
-  std::ostringstream line;
-  line << "Total " << c.total << ": " << c.pass << " passed, " << c.fail << " failed, "
-       << c.non_strict << " non-strict, " << c.unsupported << " unsupported, " << c.informational
-       << " informational, " << c.error << " errors";
-  return line.str();
-}
-
 }  // namespace mcpping

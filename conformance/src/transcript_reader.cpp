@@ -19,6 +19,7 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
     if (kind == "check") result.checks.push_back(record);
     if (kind == "end") result.ended = true;
     if (kind == "fatal") result.fatal = record.value("what", record.dump());
+    if (kind == "unsupported") result.unsupported = record.value("reason", "unsupported");
     result.records.push_back(std::move(record));
   }
   return result;

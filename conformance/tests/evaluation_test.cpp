@@ -164,6 +164,19 @@ TEST(Evaluation, NoTranscriptMeansTheServerWasNeverStarted) {
             "not reached: the client never started the server");
 }
 
+// ping/idle over HTTP: a client that never opens the GET stream MAY do so.
+TEST(Evaluation, UnsupportedRecordMakesTheCaseUnsupportedUnlessSomethingFailed) {
+  auto o = clean_run();
+  o.transcript.checks.resize(1);  // the pong step was never reached
+  o.transcript.unsupported = "the client never opened the GET stream";
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Unsupported);
+  EXPECT_EQ(e.reason, "the client never opened the GET stream");
+
+  o.transcript.checks[0] = check_record("handshake", "FAIL");
+  EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
+}
+
 TEST(Evaluation, ServerRecordedChecksAreKept) {
   auto o = clean_run();
   o.transcript.checks.push_back({{"kind", "check"},

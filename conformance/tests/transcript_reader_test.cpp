@@ -27,6 +27,7 @@ TEST(TranscriptReader, CollectsChecksEndAndFatal) {
                  "{\"t\":0,\"kind\":\"start\"}\n"
                  "{\"t\":1.5,\"kind\":\"check\",\"check\":\"pong\",\"verdict\":\"PASS\"}\n"
                  "{\"t\":2,\"kind\":\"fatal\",\"what\":\"bad script\"}\n"
+                 "{\"t\":2.5,\"kind\":\"unsupported\",\"reason\":\"no GET\"}\n"
                  "{\"t\":3,\"kind\":\"end\",\"reason\":\"eof\"}\n");
   const auto records = read_transcript(file);
   EXPECT_TRUE(records.present);
@@ -34,7 +35,8 @@ TEST(TranscriptReader, CollectsChecksEndAndFatal) {
   ASSERT_EQ(records.checks.size(), 1u);
   EXPECT_EQ(records.checks[0]["check"], "pong");
   EXPECT_EQ(records.fatal, "bad script");
-  EXPECT_EQ(records.records.size(), 4u);
+  EXPECT_EQ(records.unsupported, "no GET");
+  EXPECT_EQ(records.records.size(), 5u);
 }
 
 // Regression: a server killed mid-write leaves half a line; the rest must still be read.

@@ -1,17 +1,23 @@
 // The transport-neutral connection the interpreter runs a script over. A host (the stdio
-// server, later the HTTP server) implements it; the unit tests use an in-memory one.
+// server, the HTTP server) implements it; the unit tests use an in-memory one.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace mcpping {
 
 using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
 
 enum class WriteMode {
   Lines,      // one write per frame
@@ -19,12 +25,25 @@ enum class WriteMode {
   Chopped,    // each frame in `chunk`-byte writes
 };
 
+// How an HTTP host frames each message as a server-sent event (the `send` step's "sse"
+// member). stdio ignores it.
+struct SseFraming {
+  std::optional<std::string> event;   // the `event:` field; none by default
+  std::optional<std::string> id;      // the `id:` field
+  std::optional<std::int64_t> retry;  // the `retry:` field, in ms
+  std::string line_end = "\n";        // "\n" or "\r\n"
+  bool multiline = false;             // pretty-printed JSON over several `data:` lines
+  std::string prefix;                 // raw bytes written before the event
+};
+
 struct SendOptions {
   WriteMode mode = WriteMode::Lines;
   std::size_t chunk = 1;  // Chopped only
-  // The step's "on" member: where an HTTP host delivers the frames (e.g. "get-stream").
+  // Where an HTTP host delivers the frames: "get" (the listening stream) or "post:<id>"
+  // (the stream of the POST that carried the client request with that JSON id, compact).
   // Empty means the host's default; stdio has one route and ignores it.
   std::string route;
+  SseFraming sse;
 };
 
 struct SendResult {
@@ -35,6 +54,16 @@ struct SendResult {
   // frame list when a write failed.
   std::vector<std::size_t> writes;
   std::vector<Clock::time_point> done;
+  // Per frame, where an HTTP host put it ("get", "post:<id>", "sse"); empty for stdio.
+  std::vector<std::string> streams;
+};
+
+// A one-shot fault an HTTP host injects on the next client POST whose message matches
+// `pattern` (references resolved against `captures`).
+struct PostFault {
+  Json pattern;
+  std::map<std::string, Json> captures;
+  std::string with;  // "500", "404" or "reset"
 };
 
 // What the client did next.
@@ -47,11 +76,16 @@ struct Incoming {
     Eof,           // the client closed its side (or went away)
     Timeout,       // nothing before the deadline
     Interrupted,   // the host wants the interpreter to stop (shutdown)
+    Event,         // a transport event: `text` names it ("get-stream-opened", ...)
   };
   Kind kind = Kind::Timeout;
   std::string text;
   std::size_t bytes = 0;
   Clock::time_point at{};  // when it arrived
+  // HTTP facts of a Line (method, path, status, lower-cased headers) or of an Event;
+  // null for stdio. An Event's `"connected": false` means the client has no session or
+  // stream left, which ends a run whose script is done.
+  Json meta = nullptr;
 };
 
 class Channel {
@@ -72,6 +106,9 @@ class Channel {
   // Writes to the server's stderr. May block while the client does not drain it, but
   // returns soon after `stop` is requested. Returns the bytes written.
   virtual std::size_t write_stderr(std::string_view bytes, std::stop_token stop) = 0;
+  // Arms `fault` for the next matching client POST. False when the transport has no POSTs
+  // (the loader keeps such steps out of stdio scripts).
+  virtual bool arm_post_fault(const PostFault& /*fault*/) { return false; }
 };
 
 }  // namespace mcpping

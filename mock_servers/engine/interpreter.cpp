@@ -116,14 +116,25 @@ IdMatch match_id(const Json& sent, const Json& got) {
 }
 
 std::string action_of(const Json& step) {
-  static const char* const kActions[] = {"handshake",    "expect",
-                                         "send",         "send_raw",
-                                         "respond",      "expect_response",
-                                         "expect_error", "expect_no_response",
-                                         "expect_none",  "observe_client_pings",
-                                         "pause",        "stderr",
-                                         "stderr_bytes", "close_stdin",
-                                         "close_stdout", "serve_defaults"};
+  static const char* const kActions[] = {"handshake",
+                                         "expect",
+                                         "send",
+                                         "send_raw",
+                                         "respond",
+                                         "expect_response",
+                                         "expect_error",
+                                         "expect_no_response",
+                                         "expect_none",
+                                         "observe_client_pings",
+                                         "pause",
+                                         "stderr",
+                                         "stderr_bytes",
+                                         "close_stdin",
+                                         "close_stdout",
+                                         "serve_defaults",
+                                         "await_get_stream",
+                                         "fail_next_post",
+                                         "expect_post"};
   for (const auto* action : kActions) {
     if (step.contains(action)) return action;
   }
@@ -208,6 +219,8 @@ struct Interpreter::Impl {
     Json json;
     Clock::time_point at;
     std::size_t requests_before = 0;  // client requests (not pings) that arrived before it
+    Json meta;                        // HTTP facts (Incoming::meta); null on stdio
+    std::string event;                // a transport event's name; json is null then
   };
   struct Sent {
     Json frame;
@@ -251,6 +264,8 @@ struct Interpreter::Impl {
   bool flood_recorded = false;
   bool invalid_recorded = false;
   bool output_closed = false;
+  bool get_stream_open = false;     // HTTP: the client's listening stream, from transport events
+  bool client_gone = false;         // HTTP: no session or stream left (Event meta "connected")
   std::set<std::string> responded;  // capture names the script answered
   Pump abort_reason = Pump::Deadline;
   std::size_t step_index = 0;
@@ -294,6 +309,8 @@ struct Interpreter::Impl {
       if (options.mode == WriteMode::Coalesced && frames.size() > 1)
         extra["coalesced"] = frames.size();
       if (label) extra["label"] = *label;
+      if (i < result.streams.size() && !result.streams[i].empty())
+        extra["stream"] = result.streams[i];
       transcript.frame(Direction::ServerToClient, texts[i], &frames[i], result.writes[i],
                        std::move(extra));
       Sent sent{frames[i], result.done[i], client_requests};
@@ -363,7 +380,7 @@ struct Interpreter::Impl {
     // time latencies are measured to (they differ when the server is busy, e.g. in a burst).
     transcript.frame(Direction::ClientToServer, in.text, &json, 1,
                      {{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}});
-    Msg msg{std::move(json), in.at, client_requests};
+    Msg msg{std::move(json), in.at, client_requests, in.meta, {}};
     const auto& j = msg.json;
     if (j.contains("method")) {
       const auto method = method_of(j);
@@ -427,6 +444,21 @@ struct Interpreter::Impl {
           return Pump::Eof;
         case Incoming::Kind::Interrupted:
           return Pump::Interrupted;
+        case Incoming::Kind::Event: {
+          // The host has recorded it; the script sees it only when a step waits for it.
+          if (in.text == "get-stream-opened") get_stream_open = true;
+          if (in.text == "get-stream-closed") get_stream_open = false;
+          if (in.meta.is_object() && in.meta.contains("connected"))
+            client_gone = !in.meta["connected"].get<bool>();
+          if (serving && client_gone) {
+            eof = true;
+            transcript.event("the client ended its session: nothing is left to serve");
+            return Pump::Eof;
+          }
+          if (claim && claim(Msg{Json(), in.at, client_requests, in.meta, in.text}))
+            return Pump::Stopped;
+          break;
+        }
         case Incoming::Kind::Timeout:
           if (Clock::now() >= case_deadline) return Pump::CaseDeadline;
           if (Clock::now() >= deadline) return Pump::Deadline;
@@ -567,6 +599,33 @@ struct Interpreter::Impl {
     return Step::Ok;
   }
 
+  // The step's "on" as the host resolves it: "post:NAME" names a capture, the host knows
+  // the POST by the JSON-RPC id of the request it carried.
+  std::optional<std::string> route_of(const Json& step) {
+    const auto on = step.value("on", std::string());
+    if (on.rfind("post:", 0) != 0) return on;
+    const auto it = captures.find(on.substr(5));
+    if (it == captures.end() || !it->second.contains("id")) {
+      transcript.event("cannot route to \"" + on + "\": no captured request with an id");
+      stop_reason = "bad route";
+      return std::nullopt;
+    }
+    return "post:" + safe_dump(it->second["id"]);
+  }
+
+  static SseFraming sse_of(const Json& step) {
+    SseFraming sse;
+    if (!step.contains("sse")) return sse;
+    const auto& o = step["sse"];
+    if (o.contains("event")) sse.event = o["event"].get<std::string>();
+    if (o.contains("id")) sse.id = o["id"].get<std::string>();
+    if (o.contains("retry")) sse.retry = o["retry"].get<std::int64_t>();
+    sse.line_end = o.value("line_end", std::string("\n"));
+    sse.multiline = o.value("multiline", false);
+    sse.prefix = o.value("prefix", std::string());
+    return sse;
+  }
+
   Step do_send(const Json& step) {
     const auto& arg = step["send"];
     const std::vector<Json> templates =
@@ -592,7 +651,10 @@ struct Interpreter::Impl {
                    : mode == "chopped" ? WriteMode::Chopped
                                        : WriteMode::Lines;
     options.chunk = step.value("chunk", std::size_t{1});
-    options.route = step.value("on", std::string());
+    const auto route = route_of(step);
+    if (!route) return Step::Failed;
+    options.route = *route;
+    options.sse = sse_of(step);
     std::optional<std::string> label;
     if (step.contains("label")) label = step["label"].get<std::string>();
     if (!send_messages(frames, options, label ? &*label : nullptr)) {
@@ -604,11 +666,14 @@ struct Interpreter::Impl {
 
   Step do_send_raw(const Json& step) {
     const auto bytes = step["send_raw"].get<std::string>();
-    const auto result = channel.send_raw(bytes, step.value("chunk", std::size_t{0}),
-                                         step.value("on", std::string()));
+    const auto route = route_of(step);
+    if (!route) return Step::Failed;
+    const auto result = channel.send_raw(bytes, step.value("chunk", std::size_t{0}), *route);
     Json extra = Json::object();
     if (!result.writes.empty() && result.writes.front() != 1)
       extra["writes"] = result.writes.front();
+    if (!result.streams.empty() && !result.streams.front().empty())
+      extra["stream"] = result.streams.front();
     transcript.raw(Direction::ServerToClient, bytes, {}, std::move(extra));
     if (!result.ok) {
       transcript.event("write failed: " + result.error, {{"error", result.error}});
@@ -648,8 +713,10 @@ struct Interpreter::Impl {
       stop_reason = "template error";
       return Step::Failed;
     }
+    const auto route = route_of(step);
+    if (!route) return Step::Failed;
     responded.insert(name);
-    if (!send_one(frame, step.value("on", std::string()))) {
+    if (!send_one(frame, *route)) {
       stop_reason = "write failed";
       return Step::Failed;
     }
@@ -972,6 +1039,102 @@ struct Interpreter::Impl {
     return Step::Ok;
   }
 
+  // The client MAY open the listening stream: if it does not, the case cannot be judged on
+  // this client (UNSUPPORTED), which is no failure.
+  Step do_await_get_stream(const Json& step) {
+    const auto within = timeout_ms(step, "within", "expect_ms");
+    const auto t0 = Clock::now();
+    Pump why = Pump::Stopped;
+    if (!get_stream_open) {
+      why =
+          pump(t0 + from_ms(within), [&](const Msg& m) { return m.event == "get-stream-opened"; });
+    }
+    if (get_stream_open) {
+      transcript.event("the client's GET stream is open (waited " +
+                       format_ms(elapsed_ms(t0, Clock::now())) + " ms)");
+      return Step::Ok;
+    }
+    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return after_wait(why);
+    transcript.unsupported("the client did not open the GET listening stream within " +
+                           format_ms(within) + " ms (clients MAY open it)");
+    stop_reason = "no GET stream: the case is unsupported for this client";
+    return Step::Failed;
+  }
+
+  Step do_fail_next_post(const Json& step) {
+    PostFault fault;
+    fault.pattern = step["fail_next_post"];
+    fault.captures = captures;
+    fault.with = step["with"].is_string() ? step["with"].get<std::string>()
+                                          : std::to_string(step["with"].get<int>());
+    if (!channel.arm_post_fault(fault)) {
+      transcript.event("this transport has no POSTs to fail");
+      stop_reason = "fail_next_post needs an HTTP transport";
+      return Step::Failed;
+    }
+    transcript.event(
+        "armed: the next client POST matching " + safe_dump(fault.pattern) + " gets " + fault.with,
+        {{"fault", fault.with}});
+    return Step::Ok;
+  }
+
+  // Matches the HTTP facts of the POSTs that carried the client's responses to a label.
+  Step do_expect_post(const Json& step) {
+    const auto check = check_from(step["check"]);
+    const auto label = step["expect_post"].get<std::string>();
+    const auto& pattern = step["http"];
+    const auto within = timeout_ms(step, "within", "pong_cap_ms");
+    std::vector<Sent> requests;
+    for (const auto& sent : labels[label]) {
+      if (sent.frame.contains("id")) requests.push_back(sent);
+    }
+    const auto expected = "the POST carrying the response to each request sent as \"" + label +
+                          "\" matches " + safe_dump(pattern);
+    auto response_to = [&](const Sent& req) -> const Msg* {
+      for (const auto& r : responses) {
+        if (r.json.contains("id") && r.at >= req.written &&
+            match_id(req.frame["id"], r.json["id"]) != IdMatch::None)
+          return &r;
+      }
+      return nullptr;
+    };
+    auto all_in = [&] {
+      return std::all_of(requests.begin(), requests.end(),
+                         [&](const Sent& r) { return response_to(r) != nullptr; });
+    };
+    Pump why = Pump::Stopped;
+    if (!requests.empty() && !all_in()) {
+      why = pump(Clock::now() + from_ms(within),
+                 [&](const Msg& m) { return is_response(m.json) && all_in(); });
+    }
+    Outcome outcome = requests.empty() ? Outcome::Broken : Outcome::Met;
+    std::string actual =
+        requests.empty() ? "nothing was sent under \"" + label + "\" with an id" : std::string();
+    for (const auto& req : requests) {
+      const auto* r = response_to(req);
+      std::string text;
+      if (!r) {
+        outcome = Outcome::Broken;
+        text = "no response to id " + safe_dump(req.frame["id"]) + " within " + format_ms(within) +
+               " ms";
+      } else {
+        std::string why_not;
+        if (!matches(pattern, r->meta, captures, &why_not)) {
+          outcome = Outcome::Broken;
+          text = "id " + safe_dump(req.frame["id"]) + ": " + why_not + " in " +
+                 shorten(safe_dump(r->meta), 240);
+        } else if (requests.size() == 1) {
+          text = shorten(safe_dump(r->meta), 240);
+        }
+      }
+      if (!text.empty()) actual += (actual.empty() ? "" : " | ") + text;
+    }
+    if (actual.empty()) actual = std::to_string(requests.size()) + " POST(s), each matching";
+    record(check, outcome, expected, actual);
+    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return after_wait(why);
+    return Step::Ok;
+  }
+
   Step do_pause(const Json& step) {
     const auto why =
         pump(Clock::now() + from_ms(timeouts.at(step["pause"].get<std::string>())), nullptr);
@@ -991,6 +1154,9 @@ struct Interpreter::Impl {
     if (step.contains("expect_none")) return do_expect_none(step);
     if (step.contains("observe_client_pings")) return do_observe_client_pings(step);
     if (step.contains("pause")) return do_pause(step);
+    if (step.contains("await_get_stream")) return do_await_get_stream(step);
+    if (step.contains("fail_next_post")) return do_fail_next_post(step);
+    if (step.contains("expect_post")) return do_expect_post(step);
     if (step.contains("stderr")) {
       stderr_worker.enqueue(step["stderr"].get<std::string>());
       return Step::Ok;
@@ -1025,6 +1191,10 @@ struct Interpreter::Impl {
 
   std::string serve() {
     serving = true;
+    if (client_gone) {
+      transcript.event("the client ended its session before the script was done");
+      return finish(Pump::Eof);
+    }
     while (!inbox.empty()) {
       auto msg = std::move(inbox.front());
       inbox.pop_front();

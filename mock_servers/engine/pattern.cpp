@@ -88,6 +88,15 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
                   "expected type " + arg.get<std::string>() + ", got " +
                       std::string(to_string(json_kind(value))) + " " + value.dump());
     }
+    if (key == "$contains") {
+      const auto& needle = arg.get_ref<const std::string&>();
+      if (value.is_string() &&
+          value.get_ref<const std::string&>().find(needle) != std::string::npos)
+        return true;
+      return fail(why, pointer,
+                  "expected a string containing \"" + needle + "\", got " +
+                      value.dump(-1, ' ', false, Json::error_handler_t::replace));
+    }
     if (key == "$ref") {
       const auto ref = arg.get<std::string>();
       const auto expected = resolve_ref(ref, captures);
@@ -150,7 +159,8 @@ void collect(const Json& value, const std::string& pointer, std::vector<RefUse>&
   } else if (value.is_object()) {
     if (is_special(value) && (value.begin().key() == "$ref" || value.begin().key() == "$text") &&
         value.begin().value().is_string()) {
-      out.push_back({pointer + "/" + value.begin().key(), value.begin().value().get<std::string>()});
+      out.push_back(
+          {pointer + "/" + value.begin().key(), value.begin().value().get<std::string>()});
       return;
     }
     for (const auto& [key, sub] : value.items()) {
@@ -325,8 +335,12 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
         }
         return std::nullopt;
       }
-      return ValueProblem{
-          here, "unknown special key \"" + key + "\" (known: $any, $absent, $type, $ref)"};
+      if (key == "$contains") {
+        if (!arg.is_string()) return ValueProblem{here, "$contains takes a string"};
+        return std::nullopt;
+      }
+      return ValueProblem{here, "unknown special key \"" + key +
+                                    "\" (known: $any, $absent, $type, $ref, $contains)"};
     }
     for (const auto& [key, sub] : pattern.items()) {
       if (auto problem = check_pattern(sub)) {

@@ -13,9 +13,9 @@ namespace mcpping {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"title",         "description", "catches",
-                                                "transports",    "revisions",   "driver_steps",
-                                                "driver_checks", "script",      "deadline_kill"};
+const std::vector<std::string> kTopLevelKeys = {
+    "title",        "description",   "catches", "transports",    "revisions",
+    "driver_steps", "driver_checks", "script",  "deadline_kill", "http"};
 
 const std::vector<std::string> kDriverOps = {"connect", "call_tool", "list_tools",
                                              "ping",    "idle",      "close"};
@@ -25,7 +25,7 @@ const std::map<std::string, std::vector<std::string>>& step_keys() {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"handshake", {}},
       {"expect", {"as", "within", "check"}},
-      {"send", {"label", "repeat", "write", "chunk", "on"}},
+      {"send", {"label", "repeat", "write", "chunk", "on", "sse"}},
       {"send_raw", {"chunk", "on"}},
       {"respond", {"result", "error", "default", "on"}},
       {"expect_response", {"within", "late_within", "check"}},
@@ -39,9 +39,16 @@ const std::map<std::string, std::vector<std::string>>& step_keys() {
       {"close_stdin", {}},
       {"close_stdout", {}},
       {"serve_defaults", {}},
+      {"await_get_stream", {"within"}},
+      {"fail_next_post", {"with"}},
+      {"expect_post", {"http", "within", "check"}},
   };
   return keys;
 }
+
+// Steps that only make sense on one kind of transport.
+const std::set<std::string> kHttpOnlySteps = {"await_get_stream", "fail_next_post", "expect_post"};
+const std::set<std::string> kStdioOnlySteps = {"close_stdin", "close_stdout"};
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
@@ -240,6 +247,39 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
   }
 }
 
+void check_sse(const Checker& c, const Json& sse, const std::string& pointer) {
+  c.object(sse, pointer);
+  c.only_keys(sse, {"event", "id", "retry", "line_end", "multiline", "prefix"}, pointer);
+  // Field values must stay on their line: a line break would start another field.
+  auto one_line = [&](const char* key) {
+    if (!sse.contains(key)) return;
+    const auto text = c.string(sse[key], pointer + "/" + key);
+    if (text.find_first_of("\r\n") != std::string::npos)
+      c.fail(pointer + "/" + key, "must not contain a line break");
+  };
+  one_line("event");
+  one_line("id");
+  if (sse.contains("retry")) c.count(sse["retry"], pointer + "/retry", 0);
+  if (sse.contains("line_end")) {
+    const auto end = c.string(sse["line_end"], pointer + "/line_end");
+    if (end != "\n" && end != "\r\n")
+      c.fail(pointer + "/line_end", "must be \"\\n\" or \"\\r\\n\"");
+  }
+  if (sse.contains("multiline") && !sse["multiline"].is_boolean())
+    c.fail(pointer + "/multiline", "must be a boolean");
+  if (sse.contains("prefix")) c.string(sse["prefix"], pointer + "/prefix");
+}
+
+void check_http_options(const Checker& c, const Json& http) {
+  c.object(http, "/http");
+  c.only_keys(http, {"post_responses"}, "/http");
+  if (http.contains("post_responses")) {
+    const auto mode = c.string(http["post_responses"], "/http/post_responses");
+    if (mode != "auto" && mode != "sse")
+      c.fail("/http/post_responses", "must be \"auto\" or \"sse\"");
+  }
+}
+
 }  // namespace
 
 FixtureError::FixtureError(std::string file, std::string pointer, std::string reason)
@@ -320,7 +360,8 @@ Defaults load_defaults(const std::filesystem::path& file) {
 }
 
 std::vector<CheckDef> validate_script(const Json& script, const std::string& file,
-                                      const TimeoutTable& timeouts, const SpecReferences* refs) {
+                                      const TimeoutTable& timeouts, const SpecReferences* refs,
+                                      const std::vector<std::string>* transports) {
   const Checker c(file);
   c.array(script, "/script");
   if (script.empty()) c.fail("/script", "must not be empty");
@@ -343,6 +384,17 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
                               : "more than one action: " + join(found, ", "));
     }
     const auto& action = found.front();
+    if (transports) {
+      const bool has_stdio =
+          std::find(transports->begin(), transports->end(), "stdio") != transports->end();
+      const bool has_http = std::any_of(transports->begin(), transports->end(),
+                                        [](const std::string& t) { return t != "stdio"; });
+      if (has_stdio && kHttpOnlySteps.count(action))
+        c.fail(p + "/" + action, action + " is an HTTP step: the case cannot list \"stdio\"");
+      if (has_http && kStdioOnlySteps.count(action))
+        c.fail(p + "/" + action,
+               action + " is a stdio step: the case can list only \"stdio\" as its transport");
+    }
     auto allowed = actions.at(action);
     allowed.push_back(action);
     c.only_keys(step, allowed, p);
@@ -364,7 +416,14 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
       if (!labels.count(label)) c.fail(ap, "no earlier send has the label \"" + label + "\"");
     };
     auto route = [&] {
-      if (step.contains("on")) c.nonempty_string(step["on"], p + "/on");
+      if (!step.contains("on")) return;
+      const auto on = c.nonempty_string(step["on"], p + "/on");
+      if (on == "get") return;
+      if (on.rfind("post:", 0) != 0)
+        c.fail(p + "/on", "unknown route \"" + on + "\" (known: \"get\", \"post:NAME\")");
+      const auto name = on.substr(5);
+      if (!captured.count(name))
+        c.fail(p + "/on", "nothing is captured as \"" + name + "\" before this step");
     };
 
     if (action == "handshake") {
@@ -401,6 +460,7 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
         if (!labels.insert(label).second)
           c.fail(p + "/label", "label \"" + label + "\" is used twice");
       }
+      if (step.contains("sse")) check_sse(c, step["sse"], p + "/sse");
       route();
     } else if (action == "send_raw") {
       c.nonempty_string(arg, ap);
@@ -454,6 +514,21 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
     } else if (action == "observe_client_pings") {
       empty_object();
       timeout("window");
+      required_check("check");
+    } else if (action == "await_get_stream") {
+      empty_object();
+      timeout("within");
+    } else if (action == "fail_next_post") {
+      c.object(arg, ap);
+      check_value(c, arg, ap, true, captured, false);
+      const auto& with = c.member(step, "with", p);
+      if (with != Json(500) && with != Json(404) && with != Json("reset"))
+        c.fail(p + "/with", "must be 500, 404 or \"reset\"");
+    } else if (action == "expect_post") {
+      known_label();
+      const auto& pattern = c.object(c.member(step, "http", p), p + "/http");
+      check_value(c, pattern, p + "/http", true, captured, false);
+      timeout("within");
       required_check("check");
     } else if (action == "pause") {
       check_timeout(c, arg, ap, timeouts);
@@ -525,8 +600,14 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
   s.driver_steps = c.member(root, "driver_steps", "");
   check_driver_steps(c, s.driver_steps, defaults.timeouts);
 
+  if (root.contains("http")) {
+    check_http_options(c, root["http"]);
+    s.http = root["http"];
+  }
+
   s.script = c.member(root, "script", "");
-  s.script_checks = validate_script(s.script, file.string(), defaults.timeouts, &refs);
+  s.script_checks =
+      validate_script(s.script, file.string(), defaults.timeouts, &refs, &s.transports);
 
   if (root.contains("driver_checks")) {
     const auto& checks = c.array(root["driver_checks"], "/driver_checks");
@@ -603,6 +684,8 @@ TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier) {
 Json resolve_script(const Scenario& scenario, const Defaults& defaults, const RunSettings& run) {
   Json checks = Json::array();
   for (const auto& check : scenario.script_checks) checks.push_back(to_json(check));
+  Json http = scenario.http.is_object() ? scenario.http : Json::object();
+  if (!http.contains("post_responses")) http["post_responses"] = "auto";
   return Json{{"format", "mcp-ping-script/1"},
               {"scenario", scenario.id},
               {"transport", run.transport},
@@ -614,6 +697,7 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
                {{"server_info", defaults.server_info},
                 {"capabilities", defaults.capabilities},
                 {"tools", defaults.tools}}},
+              {"http", http},
               {"script", scenario.script},
               {"checks", checks}};
 }
@@ -661,7 +745,9 @@ void validate_resolved_script(const Json& resolved, const std::string& file) {
   c.object(c.member(server, "server_info", "/server"), "/server/server_info");
   c.object(c.member(server, "capabilities", "/server"), "/server/capabilities");
   c.array(c.member(server, "tools", "/server"), "/server/tools");
-  validate_script(c.member(resolved, "script", ""), file, timeouts, nullptr);
+  if (resolved.contains("http")) check_http_options(c, resolved["http"]);
+  const std::vector<std::string> transports = {transport};
+  validate_script(c.member(resolved, "script", ""), file, timeouts, nullptr, &transports);
 }
 
 }  // namespace mcpping

@@ -87,6 +87,7 @@ struct Scenario {
   std::vector<DriverCheck> driver_checks;
   Json script;                        // array of steps, as in the file
   Level deadline_kill = Level::Must;  // Must: a hung driver is FAIL; Info: INFORMATIONAL
+  Json http;                          // the optional top-level "http" object, else null
   // Every check the script declares, in script order (driver checks not included).
   std::vector<CheckDef> script_checks;
 
@@ -131,9 +132,12 @@ CheckDef handshake_check();
 
 // Validates a script array. `file` names the source in errors; pointers start at "/script".
 // `timeout_names` are the names `within`/`window`/`pause` may use. With `refs`, spec keys
-// must exist there. Returns the checks the script declares, in script order.
+// must exist there. With `transports`, HTTP-only steps are refused when "stdio" is among
+// them, and stdio-only steps (close_stdin, close_stdout) when an HTTP transport is.
+// Returns the checks the script declares, in script order.
 std::vector<CheckDef> validate_script(const Json& script, const std::string& file,
-                                      const TimeoutTable& timeouts, const SpecReferences* refs);
+                                      const TimeoutTable& timeouts, const SpecReferences* refs,
+                                      const std::vector<std::string>* transports = nullptr);
 
 // Checks the shape of a resolve_script() result (the mock servers' input). Throws
 // FixtureError naming `file`.

@@ -139,6 +139,15 @@ void Transcript::fatal(const std::string& message) {
   write({{"kind", "fatal"}, {"what", message}}, "fatal", message);
 }
 
+void Transcript::unsupported(const std::string& reason) {
+  write({{"kind", "unsupported"}, {"reason", reason}}, "unsupp.", reason);
+}
+
+void Transcript::host_record(const std::string& kind, Json members, const std::string& text) {
+  members["kind"] = kind;
+  write(std::move(members), kind, text);
+}
+
 bool Transcript::end(const std::string& reason) {
   {
     const std::lock_guard lock(mutex_);

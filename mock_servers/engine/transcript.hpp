@@ -63,6 +63,11 @@ class Transcript {
   void event(const std::string& what, Json extra = Json::object());
   void check(const CheckRecord& record);
   void fatal(const std::string& message);
+  // The case cannot be judged on this client (an optional feature it does not use): the
+  // runner reports it UNSUPPORTED.
+  void unsupported(const std::string& reason);
+  // A host's own record (e.g. `http`, `sse`): `members` plus `kind`, shown as `text`.
+  void host_record(const std::string& kind, Json members, const std::string& text);
   // Records `end` once; later calls are ignored and return false.
   bool end(const std::string& reason);
 

@@ -47,6 +47,18 @@ TEST(Pattern, SpecialKeys) {
       matches(Json::parse(R"({"id":{"$type":"integer"}})"), Json::parse(R"({"id":1.5})"), {}));
 }
 
+TEST(Pattern, ContainsMatchesSubstringsOfStringsOnly) {
+  const Json pattern = {{"accept", {{"$contains", "text/event-stream"}}}};
+  EXPECT_TRUE(matches(pattern, {{"accept", "application/json, text/event-stream"}}, {}));
+  std::string why;
+  EXPECT_FALSE(matches(pattern, {{"accept", "application/json"}}, {}, &why));
+  EXPECT_EQ(
+      why, "/accept: expected a string containing \"text/event-stream\", got \"application/json\"");
+  EXPECT_FALSE(matches(pattern, {{"accept", 1}}, {}));
+  ASSERT_TRUE(check_pattern(Json{{"$contains", 1}}));
+  EXPECT_EQ(check_pattern(Json{{"$contains", 1}})->reason, "$contains takes a string");
+}
+
 TEST(Pattern, RefsKeepTheCapturedType) {
   const Captures captures{{"call", kCall}};
   EXPECT_TRUE(matches(Json::parse(R"({"id":"${call.id}"})"), Json::parse(R"({"id":7})"), captures));

@@ -85,7 +85,7 @@ const BrokenCase kBrokenCases[] = {
     {"unknown-top-level",
      "/scripts: unknown field \"scripts\" (known: title, description, catches, transports, "
      "revisions, "
-     "driver_steps, driver_checks, script, deadline_kill)"},
+     "driver_steps, driver_checks, script, deadline_kill, http)"},
     {"reserved-check-id",
      "/script/3/check/id: \"transport:line-too-long\" is reserved for the mock server's own "
      "checks"},
@@ -126,6 +126,88 @@ TEST(Scenario, BrokenFixturesNameFileFieldAndReason) {
       EXPECT_EQ(e.file(), path.string());
       EXPECT_EQ(std::string(e.what()), path.string() + ": " + c.error);
     }
+  }
+}
+
+// The HTTP additions' checks: pointer and reason for each broken step.
+TEST(Scenario, HttpStepsAreValidated) {
+  const TimeoutTable timeouts = test::fixture_defaults().timeouts;
+  const std::vector<std::string> http = {"streamable-http"};
+  const std::vector<std::string> both = {"stdio", "streamable-http"};
+  const Json handshake = {{"handshake", Json::object()}};
+  const Json send = {{"send", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}}, {"label", "p"}};
+  const Json check = test::check_def("c");
+  auto error = [&](const Json& script, const std::vector<std::string>& transports) {
+    try {
+      validate_script(script, "f.json", timeouts, nullptr, &transports);
+    } catch (const FixtureError& e) {
+      return e.pointer() + ": " + e.reason();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error(Json::array({handshake, {{"await_get_stream", Json::object()}}}), both),
+            "/script/1/await_get_stream: await_get_stream is an HTTP step: the case cannot list "
+            "\"stdio\"");
+  EXPECT_EQ(error(Json::array({handshake, {{"close_stdout", Json::object()}}}), http),
+            "/script/1/close_stdout: close_stdout is a stdio step: the case can list only "
+            "\"stdio\" as its transport");
+  EXPECT_EQ(error(Json::array({handshake,
+                               {{"fail_next_post", {{"result", Json::object()}}}, {"with", 503}}}),
+                  http),
+            "/script/1/with: must be 500, 404 or \"reset\"");
+  EXPECT_EQ(
+      error(Json::array(
+                {handshake, {{"fail_next_post", {{"id", {{"$contains", 1}}}}}, {"with", "reset"}}}),
+            http),
+      "/script/1/fail_next_post/id/$contains: $contains takes a string");
+  EXPECT_EQ(error(Json::array({handshake, send, {{"expect_post", "p"}, {"check", check}}}), http),
+            "/script/2/http: required");
+  EXPECT_EQ(error(Json::array({handshake,
+                               send,
+                               {{"expect_post", "q"}, {"http", Json::object()}, {"check", check}}}),
+                  http),
+            "/script/2/expect_post: no earlier send has the label \"q\"");
+  auto with_sse = send;
+  with_sse["sse"] = {{"line_end", "\r"}};
+  EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
+            "/script/1/sse/line_end: must be \"\\n\" or \"\\r\\n\"");
+  with_sse["sse"] = {{"id", "a\nb"}};
+  EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
+            "/script/1/sse/id: must not contain a line break");
+  with_sse["sse"] = {{"colour", "red"}};
+  EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
+            "/script/1/sse/colour: unknown field \"colour\" (known: event, id, retry, line_end, "
+            "multiline, prefix)");
+  auto routed = send;
+  routed["on"] = "post:call";
+  EXPECT_EQ(error(Json::array({handshake, routed}), http),
+            "/script/1/on: nothing is captured as \"call\" before this step");
+  routed["on"] = "get-stream";
+  EXPECT_EQ(error(Json::array({handshake, routed}), http),
+            "/script/1/on: unknown route \"get-stream\" (known: \"get\", \"post:NAME\")");
+  routed["on"] = "post:initialize";
+  EXPECT_EQ(error(Json::array({handshake, routed}), http), "accepted");
+}
+
+TEST(Scenario, HttpOptionsAreResolved) {
+  const auto defaults = test::fixture_defaults();
+  Scenario s;
+  s.id = "t/x";
+  s.transports = {"streamable-http"};
+  s.script = Json::array({{{"handshake", Json::object()}}});
+  RunSettings run;
+  run.transport = "streamable-http";
+  EXPECT_EQ(resolve_script(s, defaults, run)["http"], (Json{{"post_responses", "auto"}}));
+  s.http = {{"post_responses", "sse"}};
+  const auto resolved = resolve_script(s, defaults, run);
+  EXPECT_EQ(resolved["http"], (Json{{"post_responses", "sse"}}));
+  auto broken = resolved;
+  broken["http"] = {{"post_responses", "json"}};
+  try {
+    validate_resolved_script(broken, "r.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const FixtureError& e) {
+    EXPECT_EQ(e.pointer() + ": " + e.reason(), "/http/post_responses: must be \"auto\" or \"sse\"");
   }
 }
 

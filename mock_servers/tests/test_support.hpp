@@ -22,12 +22,15 @@ inline SpecReferences fixture_refs() {
 }
 
 // A resolved script around `script`, with short timeouts so failing waits stay quick.
-inline Json make_resolved(const Json& script, const std::map<std::string, double>& overrides = {}) {
+inline Json make_resolved(const Json& script, const std::map<std::string, double>& overrides = {},
+                          const std::string& transport = "stdio") {
   Scenario s;
   s.id = "test/case";
-  s.transports = {"stdio"};
+  s.transports = {transport};
   s.script = script;
-  auto r = resolve_script(s, fixture_defaults(), RunSettings{});
+  RunSettings run;
+  run.transport = transport;
+  auto r = resolve_script(s, fixture_defaults(), run);
   const std::map<std::string, double> fast = {
       {"expect_ms", 2000}, {"pong_cap_ms", 500}, {"late_pong_ms", 1500},    {"quiet_ms", 50},
       {"settle_ms", 5},    {"observe_ms", 300},  {"case_deadline_ms", 5000}};

@@ -3,7 +3,9 @@
 // logs on stderr, exit 127 for anything unsupported.
 
 #include "mcp/client.hpp"
+#include "mcp/sse_transport.hpp"
 #include "mcp/stdio_transport.hpp"
+#include "mcp/streamable_http_transport.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -26,20 +28,26 @@ constexpr int kExitUnsupported = 127;
 constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
-    "usage: mcp-reference-driver [--request-timeout-ms N] [--keepalive-ms N] [server-url]\n"
+    "usage: mcp-reference-driver [--request-timeout-ms N] [--keepalive-ms N] [--no-get-stream]\n"
+    "                            [server-url]\n"
     "\n"
     "Runs the steps in MCP_CONFORMANCE_CONTEXT against the reference MCP client and prints\n"
-    "one JSON line per step. Environment: MCP_CONFORMANCE_TRANSPORT (only 'stdio' is\n"
-    "supported; others exit 127), MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT.\n"
+    "one JSON line per step. Environment: MCP_CONFORMANCE_TRANSPORT ('stdio',\n"
+    "'streamable-http' or 'sse'; others exit 127), MCP_CONFORMANCE_PROTOCOL_VERSION,\n"
+    "MCP_CONFORMANCE_CONTEXT. HTTP transports take the server URL from the last argument,\n"
+    "else from server.url in the context.\n"
     "\n"
     "  --request-timeout-ms N  timeout of each request (default 3000)\n"
     "  --keepalive-ms N        keepalive ping interval, 0 = off (default 0); the ping timeout\n"
     "                          equals the interval and 3 failures close the connection\n"
+    "  --no-get-stream         Streamable HTTP: do not open the GET listening stream\n"
     "  --help                  print this text\n";
 
 struct Settings {
   long request_timeout_ms = 3000;
   long keepalive_ms = 0;
+  bool open_get_stream = true;
+  std::string url;  // the positional argument, if any
 };
 
 [[noreturn]] void fail_usage(const std::string& message) {
@@ -75,11 +83,15 @@ Settings parse_arguments(int argc, char** argv) {
       settings.request_timeout_ms = parse_non_negative(arg, i + 1 < argc ? argv[++i] : nullptr);
     } else if (arg == "--keepalive-ms") {
       settings.keepalive_ms = parse_non_negative(arg, i + 1 < argc ? argv[++i] : nullptr);
+    } else if (arg == "--no-get-stream") {
+      settings.open_get_stream = false;
     } else if (arg.rfind("--", 0) == 0) {
       fail_usage("unknown option " + arg);
     } else if (++positional > 1) {
       // HTTP transports append the server URL; nothing else is positional.
       fail_usage("unexpected argument " + arg);
+    } else {
+      settings.url = arg;
     }
   }
   if (settings.request_timeout_ms == 0) fail_usage("--request-timeout-ms must be positive");
@@ -97,7 +109,7 @@ const std::set<std::string> kKnownOps = {"connect", "call_tool", "list_tools",
 
 // Checks every step before anything runs. Unknown ops are "unsupported" (127), wrong shapes
 // of known ops are a malformed context (2).
-void validate_steps(const json& context) {
+void validate_steps(const json& context, const std::string& transport) {
   if (!context.is_object()) fail_context("not a JSON object");
   const auto steps = context.find("steps");
   if (steps == context.end() || !steps->is_array()) fail_context("'steps' must be an array");
@@ -133,6 +145,7 @@ void validate_steps(const json& context) {
   }
   const auto server = context.find("server");
   if (server == context.end() || !server->is_object()) fail_context("'server' must be an object");
+  if (transport != "stdio") return;  // the URL is checked by url_of()
   const auto command = server->find("command");
   if (command == server->end() || !command->is_array() || command->empty()) {
     fail_context("stdio needs 'server.command', a non-empty array of strings");
@@ -140,6 +153,14 @@ void validate_steps(const json& context) {
   for (const json& arg : *command) {
     if (!arg.is_string()) fail_context("'server.command' must contain only strings");
   }
+}
+
+// The HTTP server URL: the last argument (driver contract), else server.url.
+std::string url_of(const Settings& settings, const json& context) {
+  if (!settings.url.empty()) return settings.url;
+  const json& server = context["server"];
+  if (server.contains("url") && server["url"].is_string()) return server["url"].get<std::string>();
+  fail_context("HTTP transports need the server URL (last argument or 'server.url')");
 }
 
 void print_line(const nlohmann::ordered_json& line) {
@@ -155,10 +176,13 @@ json error_object(const mcp::Error& e) {
 
 class Runner {
  public:
-  Runner(const Settings& settings, std::string protocol_version, std::vector<std::string> command)
+  // `target`: the server's argv (stdio) or its URL (HTTP), one word.
+  Runner(const Settings& settings, std::string transport, std::string protocol_version,
+         std::vector<std::string> target)
       : settings_(settings),
+        transport_(std::move(transport)),
         protocol_version_(std::move(protocol_version)),
-        command_(std::move(command)) {}
+        target_(std::move(target)) {}
 
   ~Runner() {
     if (client_) client_->close();
@@ -191,11 +215,6 @@ class Runner {
       client_->close();
       client_.reset();
     }
-    mcp::StdioTransportOptions transport_options;
-    transport_options.logger = mcp::stderr_logger("mcp-reference-driver: ");
-    auto transport = std::make_unique<mcp::StdioTransport>(mcp::StdioServerParameters{command_, {}},
-                                                           std::move(transport_options));
-
     mcp::ClientOptions options;
     options.client_info = {"mcp-reference-driver", "0.1.0"};
     options.protocol_version = protocol_version_;
@@ -204,15 +223,35 @@ class Runner {
     options.keepalive.timeout = options.keepalive.interval;
     options.keepalive.failure_threshold = 3;
     options.logger = mcp::stderr_logger("mcp-reference-driver: ");
-    auto client = std::make_unique<mcp::Client>(std::move(transport), std::move(options));
+    auto client = std::make_unique<mcp::Client>(make_transport(), std::move(options));
     json result = client->connect();
     client_ = std::move(client);
     return result;
   }
 
+  std::unique_ptr<mcp::Transport> make_transport() const {
+    const mcp::Logger logger = mcp::stderr_logger("mcp-reference-driver: ");
+    if (transport_ == "streamable-http") {
+      mcp::StreamableHttpOptions options;
+      options.logger = logger;
+      options.open_get_stream = settings_.open_get_stream;
+      return std::make_unique<mcp::StreamableHttpTransport>(target_.front(), std::move(options));
+    }
+    if (transport_ == "sse") {
+      mcp::SseTransportOptions options;
+      options.logger = logger;
+      return std::make_unique<mcp::SseTransport>(target_.front(), std::move(options));
+    }
+    mcp::StdioTransportOptions options;
+    options.logger = logger;
+    return std::make_unique<mcp::StdioTransport>(mcp::StdioServerParameters{target_, {}},
+                                                 std::move(options));
+  }
+
   Settings settings_;
+  std::string transport_;
   std::string protocol_version_;
-  std::vector<std::string> command_;
+  std::vector<std::string> target_;
   std::unique_ptr<mcp::Client> client_;
 };
 
@@ -222,19 +261,23 @@ int main(int argc, char** argv) {
   const Settings settings = parse_arguments(argc, argv);
 
   const std::string transport = require_env("MCP_CONFORMANCE_TRANSPORT");
-  if (transport != "stdio") {
+  if (transport != "stdio" && transport != "streamable-http" && transport != "sse") {
     std::cerr << "mcp-reference-driver: transport '" << transport << "' is not supported\n";
     return kExitUnsupported;
   }
   const std::string protocol_version = require_env("MCP_CONFORMANCE_PROTOCOL_VERSION");
   const json context = json::parse(require_env("MCP_CONFORMANCE_CONTEXT"), nullptr, false);
   if (context.is_discarded()) fail_context("not valid JSON");
-  validate_steps(context);
+  validate_steps(context, transport);
 
-  std::vector<std::string> command;
-  for (const json& arg : context["server"]["command"]) command.push_back(arg.get<std::string>());
+  std::vector<std::string> target;
+  if (transport == "stdio") {
+    for (const json& arg : context["server"]["command"]) target.push_back(arg.get<std::string>());
+  } else {
+    target.push_back(url_of(settings, context));
+  }
 
-  Runner runner(settings, protocol_version, std::move(command));
+  Runner runner(settings, transport, protocol_version, std::move(target));
   const json& steps = context["steps"];
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const std::string op = steps[i]["op"].get<std::string>();

@@ -69,6 +69,8 @@ class Client::Impl {
       }
       state_ = State::connecting;
     }
+    transport_->set_failure_handler(
+        [this](const json& frame, const Error& error) { on_transport_failure(frame, error); });
     try {
       transport_->start([this](json frame) { on_message(std::move(frame)); },
                         [this](std::string reason) { on_closed(std::move(reason)); });
@@ -78,17 +80,9 @@ class Client::Impl {
       throw;
     }
 
-    const json params = {
-        {"protocolVersion", options_.protocol_version},
-        {"capabilities", options_.capabilities},
-        {"clientInfo",
-         {{"name", options_.client_info.name}, {"version", options_.client_info.version}}}};
     json result;
     try {
-      // The initialize request must not be cancelled (MCP cancellation utility).
-      result = request("initialize", params, timeout, /*cancel_on_timeout=*/false);
-      check_initialize_result(result);
-      notify("notifications/initialized", json());
+      result = handshake(timeout);
     } catch (...) {
       close();
       throw;
@@ -111,6 +105,7 @@ class Client::Impl {
 
   json request(const std::string& method, const json& params, Timeout timeout,
                bool cancel_on_timeout = true) {
+    if (method != "initialize") renew_session_if_expired(timeout);
     auto pending = std::make_shared<Pending>();
     pending->method = method;
     std::future<Outcome> future = pending->promise.get_future();
@@ -150,6 +145,7 @@ class Client::Impl {
   }
 
   void notify(const std::string& method, const json& params) {
+    if (method != "notifications/initialized") renew_session_if_expired(std::nullopt);
     {
       std::lock_guard lock(mutex_);
       if (state_ == State::idle) throw Error(errc::not_connected, "not connected");
@@ -227,6 +223,47 @@ class Client::Impl {
     auto pending = std::move(it->second);
     pending_.erase(it);
     return pending;
+  }
+
+  // initialize, then notifications/initialized; tells the transport the agreed version.
+  json handshake(Timeout timeout) {
+    const json params = {
+        {"protocolVersion", options_.protocol_version},
+        {"capabilities", options_.capabilities},
+        {"clientInfo",
+         {{"name", options_.client_info.name}, {"version", options_.client_info.version}}}};
+    // The initialize request must not be cancelled (MCP cancellation utility).
+    json result = request("initialize", params, timeout, /*cancel_on_timeout=*/false);
+    check_initialize_result(result);
+    transport_->set_protocol_version(result["protocolVersion"].get<std::string>());
+    notify("notifications/initialized", json());
+    return result;
+  }
+
+  // Streamable HTTP: "When a client receives HTTP 404 in response to a request containing an
+  // Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a
+  // session ID attached." Done before the next request, once, however many threads wait.
+  void renew_session_if_expired(Timeout timeout) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!session_expired_ || state_ != State::connected) return;
+    }
+    std::lock_guard renew_lock(renew_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      if (!session_expired_ || state_ != State::connected) return;
+      session_expired_ = false;
+    }
+    log(LogLevel::info, "the server ended the session; initializing a new one");
+    try {
+      json result = handshake(timeout);
+      std::lock_guard lock(mutex_);
+      initialize_result_ = std::move(result);
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex_);
+      session_expired_ = true;  // the next request tries again
+      throw Error(e.code(), std::string("could not start a new session: ") + e.what());
+    }
   }
 
   void check_initialize_result(const json& result) {
@@ -366,6 +403,29 @@ class Client::Impl {
     }
   }
 
+  // A message the transport accepted could not be delivered (an HTTP POST failed after
+  // send() returned), or the session ended (null frame).
+  void on_transport_failure(const json& frame, const Error& error) {
+    if (error.code() == errc::session_expired) {
+      std::lock_guard lock(mutex_);
+      session_expired_ = true;
+    }
+    if (classify(frame) != MessageKind::request) {
+      if (!frame.is_null()) {
+        // Best effort, like every answer to the server: logged and dropped.
+        log(LogLevel::warning, std::string("could not deliver a message: ") + error.what());
+      } else {
+        log(LogLevel::warning, error.what());
+      }
+      return;
+    }
+    const std::optional<RequestId> id = RequestId::from_json(frame["id"]);
+    const std::shared_ptr<Pending> pending = id ? take_pending(*id) : nullptr;
+    if (!pending) return;  // answered, timed out or closed meanwhile
+    log(LogLevel::warning, std::string("request failed: ") + error.what());
+    pending->promise.set_value({json(), error});
+  }
+
   void on_closed(std::string reason) {
     std::vector<std::shared_ptr<Pending>> failed;
     bool lost = false;
@@ -451,6 +511,8 @@ class Client::Impl {
   mutable std::mutex mutex_;
   State state_ = State::idle;
   bool close_requested_ = false;
+  bool session_expired_ = false;  // the next request initializes a new session first
+  std::mutex renew_mutex_;        // one re-initialization at a time
   std::string failure_reason_;
   std::uint64_t next_id_ = 1;
   std::map<RequestId, std::shared_ptr<Pending>> pending_;

@@ -26,9 +26,19 @@ class ClientCategory final : public std::error_category {
         return "unsupported protocol version";
       case errc::invalid_state:
         return "operation not allowed in the current state";
+      case errc::connection_failed:
+        return "could not connect to the server";
+      case errc::session_expired:
+        return "the server ended the session";
     }
     return "unknown mcp.client error";
   }
+};
+
+class HttpStatusCategory final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "mcp.http"; }
+  std::string message(int value) const override { return "HTTP status " + std::to_string(value); }
 };
 
 }  // namespace
@@ -41,6 +51,13 @@ const std::error_category& client_category() noexcept {
 std::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), client_category()};
 }
+
+const std::error_category& http_status_category() noexcept {
+  static const HttpStatusCategory category;
+  return category;
+}
+
+std::error_code http_status_error(int status) noexcept { return {status, http_status_category()}; }
 
 Error::Error(std::error_code code, const std::string& message)
     : std::runtime_error(message), code_(code) {}

@@ -1,13 +1,12 @@
 #include "pipe_io.hpp"
 
+#include "sigpipe_guard.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <ctime>
 
 namespace mcp::detail {
 
@@ -33,35 +32,16 @@ void Pipe::close_write_end() noexcept {
 }
 
 std::error_code write_all_without_sigpipe(int fd, std::string_view data) {
-  sigset_t sigpipe_only;
-  sigemptyset(&sigpipe_only);
-  sigaddset(&sigpipe_only, SIGPIPE);
-  sigset_t old_mask;
-  pthread_sigmask(SIG_BLOCK, &sigpipe_only, &old_mask);
-
-  // A SIGPIPE that was already pending is somebody else's; only consume the one we cause.
-  sigset_t pending;
-  sigpending(&pending);
-  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
-
-  std::error_code result;
+  const SigpipeGuard guard;
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      result.assign(errno, std::generic_category());
-      break;
+      return {errno, std::generic_category()};
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
-
-  if (result == std::errc::broken_pipe && !was_pending) {
-    const timespec zero{0, 0};
-    while (sigtimedwait(&sigpipe_only, nullptr, &zero) < 0 && errno == EINTR) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  return result;
+  return {};
 }
 
 ReadResult read_or_wake(int fd, int wake_fd, char* buffer, std::size_t capacity,

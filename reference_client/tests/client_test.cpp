@@ -473,5 +473,86 @@ TEST_F(ClientTest, KeepaliveCountsConsecutiveFailuresAndResetsOnSuccess) {
   EXPECT_FALSE(client->connected());
 }
 
+TEST_F(ClientTest, TellsTheTransportTheNegotiatedProtocolVersion) {
+  ClientOptions options;
+  options.protocol_version = "2025-11-25";
+  auto client = make_client(options);
+  auto connecting = std::async(std::launch::async, [&] { return client->connect(); });
+  const auto initialize = server->wait_sent(0);
+  ASSERT_TRUE(initialize);
+  EXPECT_TRUE(server->protocol_versions().empty());  // not before the server chose
+  server->inject(initialize_response(*initialize, "2025-06-18"));
+  connecting.get();
+  EXPECT_EQ(server->protocol_versions(), std::vector<std::string>{"2025-06-18"});
+}
+
+TEST_F(ClientTest, ALateFailureOfARequestFailsItAtOnce) {
+  auto client = connected_client();
+  std::future<json> call;
+  const json id = start_call(*client, call);
+  const json request = server->wait_sent(2).value();
+  server->report_failure(request, Error(errc::send_failed, "POST of tools/call answered HTTP 500"));
+  ASSERT_EQ(call.wait_for(5s), std::future_status::ready);  // well before the 10 s timeout
+  try {
+    call.get();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::send_failed);
+    EXPECT_NE(std::string(e.what()).find("HTTP 500"), std::string::npos);
+  }
+  EXPECT_TRUE(client->connected());
+}
+
+TEST_F(ClientTest, ALateFailureOfAPongIsLoggedAndThePendingCallGoesOn) {
+  auto client = connected_client();
+  std::future<json> call;
+  const json id = start_call(*client, call);
+  server->report_failure(pong("srv"), Error(errc::send_failed, "HTTP 500"));
+  EXPECT_TRUE(log.wait_for("could not deliver a message"));
+  EXPECT_EQ(call.wait_for(0ms), std::future_status::timeout);
+  server->inject(call_result(id));
+  EXPECT_EQ(call.get()["content"][0]["text"], "done");
+}
+
+TEST_F(ClientTest, AfterTheSessionExpiredTheNextRequestInitializesFirst) {
+  auto client = connected_client();
+  server->report_failure(json(), Error(errc::session_expired, "HTTP 404"));
+  // The responder plays the server of the new session.
+  server->set_responder([](const json& sent) -> std::optional<json> {
+    if (sent.value("method", "") == "initialize") return initialize_response(sent, "2025-03-26");
+    if (sent.value("method", "") == "ping") return pong(sent["id"]);
+    return std::nullopt;
+  });
+  EXPECT_EQ(client->ping(), json::object());
+  EXPECT_EQ(server->wait_sent(2).value()["method"], "initialize");
+  EXPECT_EQ(server->wait_sent(3).value()["method"], "notifications/initialized");
+  EXPECT_EQ(server->wait_sent(4).value()["method"], "ping");
+  EXPECT_EQ(server->protocol_versions().back(), "2025-03-26");
+  EXPECT_EQ(client->initialize_result()["protocolVersion"], "2025-03-26");
+  // Once renewed, requests go straight out again.
+  EXPECT_EQ(client->ping(), json::object());
+  EXPECT_EQ(server->wait_sent(5).value()["method"], "ping");
+}
+
+TEST_F(ClientTest, ARequestThatFailsWithSessionExpiredMakesTheNextOneInitialize) {
+  auto client = connected_client();
+  std::future<json> call;
+  start_call(*client, call);
+  server->report_failure(server->wait_sent(2).value(), Error(errc::session_expired, "HTTP 404"));
+  try {
+    call.get();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::session_expired);
+  }
+  server->set_responder([](const json& sent) -> std::optional<json> {
+    if (sent.value("method", "") == "initialize") return initialize_response(sent);
+    if (sent.value("method", "") == "tools/call") return call_result(sent["id"]);
+    return std::nullopt;
+  });
+  EXPECT_EQ(client->call_tool("echo")["content"][0]["text"], "done");
+  EXPECT_EQ(server->wait_sent(3).value()["method"], "initialize");
+}
+
 }  // namespace
 }  // namespace mcp

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace mcp::test {
@@ -50,6 +51,21 @@ class FakeServer {
     }
     handler(frame);
   }
+  // The transport reports a late delivery failure (or, with a null frame, a session event).
+  void report_failure(const nlohmann::json& frame, const Error& error) {
+    Transport::FailureHandler handler;
+    {
+      std::lock_guard lock(mutex_);
+      handler = on_failure_;
+    }
+    if (handler) handler(frame, error);
+  }
+  // Every version the client passed to set_protocol_version().
+  std::vector<std::string> protocol_versions() const {
+    std::lock_guard lock(mutex_);
+    return protocol_versions_;
+  }
+
   // The server went away: the transport reports the end of the connection.
   void close_remote(const std::string& reason) { finish(reason); }
 
@@ -82,6 +98,8 @@ class FakeServer {
   Responder responder_;
   Transport::MessageHandler on_message_;
   Transport::CloseHandler on_closed_;
+  Transport::FailureHandler on_failure_;
+  std::vector<std::string> protocol_versions_;
   bool started_ = false;
   bool closed_ = false;
 };
@@ -115,6 +133,15 @@ class FakeTransport final : public Transport {
   }
 
   void close() override { server_->finish("transport closed"); }
+
+  void set_failure_handler(FailureHandler handler) override {
+    std::lock_guard lock(server_->mutex_);
+    server_->on_failure_ = std::move(handler);
+  }
+  void set_protocol_version(const std::string& version) override {
+    std::lock_guard lock(server_->mutex_);
+    server_->protocol_versions_.push_back(version);
+  }
 
  private:
   std::shared_ptr<FakeServer> server_;

@@ -1,5 +1,7 @@
 #include "reports/json_report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 
@@ -21,6 +23,52 @@ json to_json(const CheckResult& check) {
   return out;
 }
 
+std::string_view to_string(CaseResult::Expectation expectation) {
+  switch (expectation) {
+    case CaseResult::Expectation::kNone:
+      return "none";
+    case CaseResult::Expectation::kExpectedFailure:
+      return "expected-failure";
+    case CaseResult::Expectation::kFlaky:
+      return "flaky";
+    case CaseResult::Expectation::kStale:
+      return "stale";
+  }
+  return "none";
+}
+
+namespace {
+
+double nearest_rank(const std::vector<double>& sorted, double fraction) {
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+CaseResult::Expectation parse_expectation(const std::string& text) {
+  if (text == "expected-failure") return CaseResult::Expectation::kExpectedFailure;
+  if (text == "flaky") return CaseResult::Expectation::kFlaky;
+  if (text == "stale") return CaseResult::Expectation::kStale;
+  return CaseResult::Expectation::kNone;
+}
+
+}  // namespace
+
+LatencyFigures latency_figures(const CaseResult& result) {
+  std::vector<double> all;
+  for (const auto& check : result.checks) {
+    all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
+  }
+  LatencyFigures figures;
+  figures.count = all.size();
+  if (all.empty()) return figures;
+  std::sort(all.begin(), all.end());
+  figures.p50 = nearest_rank(all, 0.50);
+  figures.p95 = nearest_rank(all, 0.95);
+  figures.max = all.back();
+  return figures;
+}
+
 json to_json(const CaseResult& result) {
   json checks = json::array();
   for (const auto& check : result.checks) checks.push_back(to_json(check));
@@ -32,7 +80,113 @@ json to_json(const CaseResult& result) {
               {"checks", checks},
               {"evidence_dir", result.evidence_dir.string()}};
   if (!result.reason.empty()) out["reason"] = result.reason;
+  if (result.expectation != CaseResult::Expectation::kNone) {
+    out["baseline"] = {{"status", to_string(result.expectation)},
+                       {"reason", result.expectation_reason}};
+  }
+  if (const auto figures = latency_figures(result); figures.count > 0) {
+    out["latency_ms"] = {
+        {"count", figures.count}, {"p50", figures.p50}, {"p95", figures.p95}, {"max", figures.max}};
+  }
   return out;
+}
+
+json to_json(const RunResult& run) {
+  const VerdictCounts c = count_verdicts(run.cases);
+  json cases = json::array();
+  for (const auto& result : run.cases) cases.push_back(to_json(result));
+  json out = {{"format", "mcp-ping-conformance-results/1"},
+              {"suite", {{"name", "mcp-ping-conformance"}, {"version", run.info.suite_version}}},
+              {"run",
+               {{"revision", run.info.revision},
+                {"strict", run.info.strict},
+                {"timeout_multiplier", run.info.timeout_multiplier},
+                {"pong_cap_ms", run.info.pong_cap_ms},
+                {"driver", run.info.driver_argv},
+                {"started_at", run.started_at},
+                {"duration_ms", run.duration_ms}}},
+              {"counts",
+               {{"total", c.total},
+                {"pass", c.pass},
+                {"fail", c.fail},
+                {"non_strict", c.non_strict},
+                {"expected_failures", c.expected_failures},
+                {"flaky", c.flaky},
+                {"stale", c.stale},
+                {"unsupported", c.unsupported},
+                {"informational", c.informational},
+                {"error", c.error}}},
+              {"cases", cases}};
+  if (!run.baseline_file.empty()) {
+    out["baseline"] = {{"file", run.baseline_file},
+                       {"unknown_entries", run.unknown_baseline_entries}};
+  }
+  return out;
+}
+
+void write_results_json(const RunResult& run, const std::filesystem::path& file) {
+  const std::filesystem::path temporary = file.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << to_json(run).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  std::filesystem::rename(temporary, file);
+}
+
+RunResult read_results_json(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  const json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() ||
+      doc.value("format", "") != "mcp-ping-conformance-results/1") {
+    throw std::runtime_error(file.string() + ": not a results.json of mcp-ping-conformance");
+  }
+  try {
+    RunResult run;
+    const auto& info = doc.at("run");
+    run.info.suite_version = doc.at("suite").value("version", "");
+    run.info.revision = info.value("revision", "");
+    run.info.strict = info.value("strict", false);
+    run.info.timeout_multiplier = info.value("timeout_multiplier", 1.0);
+    run.info.pong_cap_ms = info.value("pong_cap_ms", 0.0);
+    run.info.driver_argv = info.value("driver", std::vector<std::string>{});
+    run.started_at = info.value("started_at", "");
+    run.duration_ms = info.value("duration_ms", 0.0);
+    for (const auto& c : doc.at("cases")) {
+      CaseResult result;
+      result.case_id = c.at("case").get<std::string>();
+      result.transport = c.at("transport").get<std::string>();
+      result.title = c.value("title", "");
+      result.verdict = parse_verdict(c.at("verdict").get<std::string>()).value_or(Verdict::Error);
+      result.reason = c.value("reason", "");
+      result.duration_ms = c.value("duration_ms", 0.0);
+      result.evidence_dir = c.value("evidence_dir", "");
+      if (c.contains("baseline")) {
+        result.expectation = parse_expectation(c["baseline"].value("status", ""));
+        result.expectation_reason = c["baseline"].value("reason", "");
+      }
+      for (const auto& k : c.at("checks")) {
+        CheckResult check;
+        check.id = k.at("id").get<std::string>();
+        check.short_id = check.id.substr(check.id.find(':') + 1);
+        check.level = parse_level(k.value("level", "MUST")).value_or(Level::Must);
+        check.verdict = parse_verdict(k.value("verdict", "FAIL")).value_or(Verdict::Fail);
+        check.expected = k.value("expected", "");
+        check.actual = k.value("actual", "");
+        check.latency_ms = k.value("latency_ms", std::vector<double>{});
+        for (const auto& ref : k.value("spec", json::array())) {
+          check.spec.push_back({ref.value("key", ""), ref.value("url", ""),
+                                ref.value("revision", ""), ref.value("text", "")});
+        }
+        result.checks.push_back(std::move(check));
+      }
+      run.cases.push_back(std::move(result));
+    }
+    return run;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
 }
 
 void write_case_verdict(const CaseResult& result) {

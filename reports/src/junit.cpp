@@ -45,6 +45,12 @@ std::string seconds(double ms) {
   return buffer;
 }
 
+// <failure> elements: FAIL, NON_STRICT under --strict, and stale baseline entries (a stale
+// entry's case passed, so it is counted in `pass`, never in `fail`).
+std::size_t failures(const VerdictCounts& counts, bool strict) {
+  return counts.fail + (strict ? counts.non_strict : 0) + counts.stale;
+}
+
 void write_property(std::ostringstream& out, const std::string& name, const std::string& value) {
   out << "      <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value)
       << "\"/>\n";
@@ -56,6 +62,32 @@ void write_testcase(std::ostringstream& out, const CaseResult& result, bool stri
   const bool non_strict_fails = strict && result.verdict == Verdict::NonStrict;
   const auto notable = notable_checks(result);
   const std::string first_headline = notable.empty() ? result.reason : check_headline(*notable[0]);
+  // What a baseline says comes first: expected failures are skipped, stale entries fail.
+  if (result.verdict != Verdict::Error) {
+    switch (result.expectation) {
+      case CaseResult::Expectation::kExpectedFailure:
+        out << ">\n      <skipped type=\"xfail\" message=\""
+            << xml_escape(shorten("expected failure (baseline): " + result.expectation_reason, 400))
+            << "\"/>\n      <system-out>" << xml_escape(evidence_text(result))
+            << "</system-out>\n    </testcase>\n";
+        return;
+      case CaseResult::Expectation::kStale:
+        out << ">\n      <failure type=\"STALE\" message=\""
+            << xml_escape(shorten(
+                   "stale baseline entry: the case passed; " + result.expectation_reason, 400))
+            << "\"/>\n    </testcase>\n";
+        return;
+      case CaseResult::Expectation::kFlaky:
+        if (result.verdict == Verdict::Pass) break;
+        out << ">\n      <system-out>"
+            << xml_escape("flaky (baseline, not gating): " + result.expectation_reason + "\n" +
+                          evidence_text(result))
+            << "</system-out>\n    </testcase>\n";
+        return;
+      case CaseResult::Expectation::kNone:
+        break;
+    }
+  }
   switch (result.verdict) {
     case Verdict::Pass:
       out << "/>\n";
@@ -150,8 +182,9 @@ std::string render_junit(const RunResult& run) {
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"mcp-ping-conformance\" tests=\"" << all.total << "\" failures=\""
-      << all.fail + (run.info.strict ? all.non_strict : 0) << "\" errors=\"" << all.error
-      << "\" skipped=\"" << all.unsupported << "\" time=\"" << seconds(run.duration_ms) << "\">\n";
+      << failures(all, run.info.strict) << "\" errors=\"" << all.error << "\" skipped=\""
+      << all.unsupported + all.expected_failures << "\" time=\"" << seconds(run.duration_ms)
+      << "\">\n";
   for (const auto& transport : transports) {
     std::vector<CaseResult> cases;
     double time_ms = 0;
@@ -161,8 +194,8 @@ std::string render_junit(const RunResult& run) {
     }
     const VerdictCounts counts = count_verdicts(cases);
     out << "  <testsuite name=\"mcp." << xml_escape(transport) << "\" tests=\"" << counts.total
-        << "\" failures=\"" << counts.fail + (run.info.strict ? counts.non_strict : 0)
-        << "\" errors=\"" << counts.error << "\" skipped=\"" << counts.unsupported << "\" time=\""
+        << "\" failures=\"" << failures(counts, run.info.strict) << "\" errors=\"" << counts.error
+        << "\" skipped=\"" << counts.unsupported + counts.expected_failures << "\" time=\""
         << seconds(time_ms) << "\">\n";
     out << "    <properties>\n";
     write_property(out, "suite_version", run.info.suite_version);
@@ -170,6 +203,7 @@ std::string render_junit(const RunResult& run) {
     write_property(out, "revision", run.info.revision);
     write_property(out, "transport", transport);
     write_property(out, "timeout_multiplier", std::to_string(run.info.timeout_multiplier));
+    if (!run.baseline_file.empty()) write_property(out, "baseline", run.baseline_file);
     out << "    </properties>\n";
     for (const auto& result : cases) write_testcase(out, result, run.info.strict);
     out << "  </testsuite>\n";

@@ -4,10 +4,40 @@
 
 namespace mcpping {
 
+bool verdict_fails(Verdict verdict, bool strict) {
+  return verdict == Verdict::Fail || verdict == Verdict::Error ||
+         (strict && verdict == Verdict::NonStrict);
+}
+
+bool case_fails_run(const CaseResult& result, bool strict) {
+  switch (result.expectation) {
+    case CaseResult::Expectation::kExpectedFailure:
+    case CaseResult::Expectation::kFlaky:
+      return result.verdict == Verdict::Error;  // the suite's own trouble is never expected
+    case CaseResult::Expectation::kStale:
+      return true;
+    case CaseResult::Expectation::kNone:
+      break;
+  }
+  return verdict_fails(result.verdict, strict);
+}
+
 VerdictCounts count_verdicts(const std::vector<CaseResult>& cases) {
   VerdictCounts counts;
   for (const auto& result : cases) {
     ++counts.total;
+    if (result.expectation == CaseResult::Expectation::kStale) ++counts.stale;
+    if (result.verdict != Verdict::Error) {
+      if (result.expectation == CaseResult::Expectation::kExpectedFailure) {
+        ++counts.expected_failures;
+        continue;
+      }
+      if (result.expectation == CaseResult::Expectation::kFlaky &&
+          result.verdict != Verdict::Pass) {
+        ++counts.flaky;
+        continue;
+      }
+    }
     switch (result.verdict) {
       case Verdict::Pass:
         ++counts.pass;

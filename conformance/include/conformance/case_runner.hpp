@@ -17,6 +17,7 @@ struct SuiteSetup {
   SpecReferences refs;
   std::vector<Scenario> catalogue;
   std::filesystem::path mock_stdio_server;
+  std::filesystem::path mock_http_server;
   std::vector<std::string> driver_argv;
   std::string revision = "2025-11-25";
   double timeout_multiplier = 1.0;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,30 @@ struct ChildOutcome {
 // group, and returns only when nothing of it is left running. Never throws for the child's
 // behaviour; throws std::system_error only when the machine refuses pipes or threads.
 ChildOutcome run_child(const SpawnSpec& spec);
+
+// A server the runner starts and stops around a case (the HTTP mock server): started in its
+// own process group, its first stdout line read with a bound, stopped with SIGTERM, then
+// SIGKILL. The destructor stops it too, so no path leaves it running.
+class BackgroundProcess {
+ public:
+  // Throws std::runtime_error when the program cannot be started.
+  BackgroundProcess(const std::vector<std::string>& argv, const std::filesystem::path& stderr_file);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  // The first line it prints on stdout, without the newline; nullopt when it prints none
+  // within `timeout` (or exits first).
+  std::optional<std::string> first_line(std::chrono::milliseconds timeout);
+
+  // SIGTERM to its group, up to `grace` for it to exit, then SIGKILL. Returns how it ended
+  // ("exit 0", "killed by signal 9 (SIGKILL)"). Idempotent.
+  std::string stop(std::chrono::milliseconds grace);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Kills the process groups of every child run_child() is waiting for. For an interrupted run:
 // drivers live in their own groups, so a Ctrl-C at the terminal does not reach them.

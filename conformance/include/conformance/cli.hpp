@@ -24,8 +24,9 @@ struct RunOptions {
   std::filesystem::path report_dir = "mcp-ping-report";
   std::optional<std::filesystem::path> junit;  // default: <report dir>/junit.xml
   std::optional<std::filesystem::path> fixtures;
-  unsigned jobs = 0;                         // 0: chosen from the machine
-  std::optional<int> unsupported_exit_code;  // exit status when every case was UNSUPPORTED
+  unsigned jobs = 0;                              // 0: chosen from the machine
+  std::optional<int> unsupported_exit_code;       // exit status when every case was UNSUPPORTED
+  std::optional<std::filesystem::path> baseline;  // known failures (docs/baselines.md)
   std::vector<std::string> driver_argv;
 };
 
@@ -35,10 +36,16 @@ struct ListOptions {
   std::optional<std::filesystem::path> fixtures;
 };
 
+struct BaselineOptions {
+  std::filesystem::path from;                   // a report folder holding results.json
+  std::optional<std::filesystem::path> output;  // default: stdout
+};
+
 struct Command {
-  enum class Kind { kRun, kList, kHelp, kVersion } kind = Kind::kHelp;
+  enum class Kind { kRun, kList, kBaseline, kHelp, kVersion } kind = Kind::kHelp;
   RunOptions run;
   ListOptions list;
+  BaselineOptions baseline;
 };
 
 // Throws UsageError with a message that names the offending word.

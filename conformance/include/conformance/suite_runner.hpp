@@ -30,7 +30,4 @@ struct SuiteOptions {
 RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
                     const SuiteOptions& options, std::ostream& out);
 
-// "Total N: P passed, F failed, S non-strict, U unsupported, I informational, E errors".
-std::string closing_line(const RunResult& run);
-
 }  // namespace mcpping

@@ -11,11 +11,12 @@
 namespace mcpping {
 
 struct TranscriptRecords {
-  bool present = false;                // the file exists: the client started the mock server
-  bool ended = false;                  // an "end" record: the mock server finished on its own terms
-  std::optional<std::string> fatal;    // the mock server's own failure (an ERROR, not the client's)
-  std::vector<nlohmann::json> checks;  // "check" records, in order
-  std::vector<nlohmann::json> records;  // every record
+  bool present = false;              // the file exists: the client started the mock server
+  bool ended = false;                // an "end" record: the mock server finished on its own terms
+  std::optional<std::string> fatal;  // the mock server's own failure (an ERROR, not the client's)
+  std::optional<std::string> unsupported;  // the case needs what the client MAY lack
+  std::vector<nlohmann::json> checks;      // "check" records, in order
+  std::vector<nlohmann::json> records;     // every record
 };
 
 // A missing file gives present=false. A torn last line (the server was killed mid-write) is

@@ -33,10 +33,21 @@ enum class errc {
   unsupported_protocol_version = 8,
   // connect() was called on a client that is already connecting, connected or closed.
   invalid_state = 9,
+  // An HTTP transport could not reach the server: connection refused, an error status to the
+  // stream request, no `endpoint` event (legacy HTTP+SSE).
+  connection_failed = 10,
+  // The server ended the HTTP session (404 to a request carrying Mcp-Session-Id); the next
+  // request starts a new session.
+  session_expired = 11,
 };
 
 const std::error_category& client_category() noexcept;
 std::error_code make_error_code(errc e) noexcept;
+
+// HTTP status codes as std::error_code values ("mcp.http" category; value = status), for an
+// HTTP transport's send() when the server answered a POST with an error status.
+const std::error_category& http_status_category() noexcept;
+std::error_code http_status_error(int status) noexcept;
 
 // JSON-RPC 2.0 error codes used by the client when it answers server requests.
 namespace rpc_code {

@@ -15,4 +15,21 @@ nlohmann::json to_json(const CaseResult& result);
 // Writes <evidence_dir>/verdict.json.
 void write_case_verdict(const CaseResult& result);
 
+// results.json: the whole run, per case and per check (docs/reports.md).
+nlohmann::json to_json(const RunResult& run);
+void write_results_json(const RunResult& run, const std::filesystem::path& file);
+
+// Reads results.json back (for `baseline --from` and merging). Throws std::runtime_error
+// naming the file and what is wrong.
+RunResult read_results_json(const std::filesystem::path& file);
+
+// Latency percentiles over every pong latency a case recorded (nearest rank).
+struct LatencyFigures {
+  std::size_t count = 0;
+  double p50 = 0, p95 = 0, max = 0;
+};
+LatencyFigures latency_figures(const CaseResult& result);
+
+std::string_view to_string(CaseResult::Expectation expectation);
+
 }  // namespace mcpping

@@ -36,7 +36,24 @@ struct CaseResult {
   std::filesystem::path evidence_dir;
   // Transcript lines around the first failing check, for failure messages.
   std::vector<std::string> transcript_excerpt;
+
+  // What a baseline says of this case (docs/baselines.md).
+  enum class Expectation {
+    kNone,
+    kExpectedFailure,  // failed as the baseline says: reported, does not fail the run
+    kFlaky,            // listed as flaky: reported, never gates
+    kStale,            // listed, but passed: the entry is stale and fails the run
+  };
+  Expectation expectation = Expectation::kNone;
+  std::string expectation_reason;  // the baseline entry's reason
 };
+
+// Whether a case fails the run: its verdict under the strictness, and what the baseline says.
+bool case_fails_run(const CaseResult& result, bool strict);
+
+// Whether the verdict alone counts as a failure under the strictness (FAIL, ERROR, and
+// NON_STRICT when strict).
+bool verdict_fails(Verdict verdict, bool strict);
 
 struct RunInfo {
   std::string suite_version;
@@ -51,13 +68,20 @@ struct RunResult {
   RunInfo info;
   std::vector<CaseResult> cases;
   double duration_ms = 0;
+  std::string started_at;  // ISO 8601, UTC
+  // Baseline entries that name no case or check of the catalogue (typos, removed cases).
+  std::vector<std::string> unknown_baseline_entries;
+  std::string baseline_file;
 };
 
 // Counts by verdict, for closing lines and JUnit attributes.
 struct VerdictCounts {
   std::size_t total = 0, pass = 0, non_strict = 0, fail = 0, informational = 0, unsupported = 0,
               error = 0;
+  std::size_t expected_failures = 0, flaky = 0, stale = 0;
 };
+// Counts by verdict; expected failures, flaky failures and stale entries are counted apart
+// from the verdict they carry (an expected FAIL is not in `fail`).
 VerdictCounts count_verdicts(const std::vector<CaseResult>& cases);
 
 // The checks that make the case's verdict worse than PASS/INFORMATIONAL, worst first.

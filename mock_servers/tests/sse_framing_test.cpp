@@ -1,0 +1,54 @@
+#include "http/sse_framing.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+TEST(SseFraming, PlainEventIsOneDataLineAndABlankLine) {
+  EXPECT_EQ(sse_event(R"({"id":1})", SseFraming{}), "data: {\"id\":1}\n\n");
+}
+
+TEST(SseFraming, FieldsComeInOrderWithTheChosenLineEnd) {
+  SseFraming f;
+  f.prefix = ": keepalive\r\n\r\n";
+  f.event = "message";
+  f.id = "e7";
+  f.retry = 250;
+  f.line_end = "\r\n";
+  EXPECT_EQ(
+      sse_event(R"({"id":1})", f),
+      ": keepalive\r\n\r\nevent: message\r\nid: e7\r\nretry: 250\r\ndata: {\"id\":1}\r\n\r\n");
+}
+
+TEST(SseFraming, MultilineSpreadsPrettyJsonOverDataLines) {
+  SseFraming f;
+  f.multiline = true;
+  EXPECT_EQ(sse_event(R"({"a":1,"b":2})", f),
+            "data: {\ndata:   \"a\": 1,\ndata:   \"b\": 2\ndata: }\n\n");
+}
+
+TEST(SseFraming, EmptyDataIsAPrimingEvent) {
+  SseFraming f;
+  f.id = "p0";
+  EXPECT_EQ(sse_event("", f), "id: p0\ndata: \n\n");
+}
+
+TEST(SseFraming, ChunkingFollowsTheWriteMode) {
+  const std::vector<std::string> events = {"abcde", "xyz"};
+  const auto lines = chunk_events(events, WriteMode::Lines, 1);
+  EXPECT_EQ(lines.chunks, (std::vector<std::string>{"abcde", "xyz"}));
+  EXPECT_EQ(lines.last_chunk, (std::vector<std::size_t>{0, 1}));
+
+  const auto coalesced = chunk_events(events, WriteMode::Coalesced, 1);
+  EXPECT_EQ(coalesced.chunks, (std::vector<std::string>{"abcdexyz"}));
+  EXPECT_EQ(coalesced.last_chunk, (std::vector<std::size_t>{0, 0}));
+
+  const auto chopped = chunk_events(events, WriteMode::Chopped, 2);
+  EXPECT_EQ(chopped.chunks, (std::vector<std::string>{"ab", "cd", "e", "xy", "z"}));
+  EXPECT_EQ(chopped.last_chunk, (std::vector<std::size_t>{2, 4}));
+  EXPECT_EQ(chopped.chunk_count, (std::vector<std::size_t>{3, 2}));
+}
+
+}  // namespace
+}  // namespace mcpping

@@ -1,0 +1,185 @@
+#include "reports/baseline.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "reports/evidence.hpp"
+
+namespace mcpping {
+
+std::string BaselineEntry::describe() const {
+  return (check_id.empty() ? case_id : check_id) + (transport ? " (" + *transport + ")" : "");
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const YAML::Node& node,
+                       const std::string& why) {
+  const int line = node.IsDefined() ? node.Mark().line + 1 : 0;
+  throw BaselineError(file.string() + ":" + std::to_string(line) + ": " + why);
+}
+
+std::vector<BaselineEntry> read_entries(const std::filesystem::path& file, const YAML::Node& list,
+                                        const std::string& key) {
+  std::vector<BaselineEntry> entries;
+  if (!list.IsDefined() || list.IsNull()) return entries;
+  if (!list.IsSequence()) fail(file, list, key + " must be a list of entries");
+  for (const auto& node : list) {
+    if (!node.IsMap())
+      fail(file, node, key + ": each entry is a map with case or check, and reason");
+    BaselineEntry entry;
+    entry.line = node.Mark().line + 1;
+    for (const auto& member : node) {
+      const auto name = member.first.as<std::string>();
+      if (name != "case" && name != "check" && name != "transport" && name != "reason") {
+        fail(file, member.first,
+             "unknown member '" + name + "' (known: case, check, transport, reason)");
+      }
+      if (!member.second.IsScalar()) fail(file, member.second, name + " must be text");
+    }
+    if (node["case"]) entry.case_id = node["case"].as<std::string>();
+    if (node["check"]) entry.check_id = node["check"].as<std::string>();
+    if (entry.case_id.empty() == entry.check_id.empty()) {
+      fail(file, node, key + ": an entry names exactly one of case or check");
+    }
+    if (!entry.check_id.empty() && entry.check_id.find(':') == std::string::npos) {
+      fail(file, node["check"],
+           "a check is named <case id>:<check>, e.g. ping/idle:pong-while-idle");
+    }
+    if (node["transport"]) entry.transport = node["transport"].as<std::string>();
+    if (!node["reason"] || node["reason"].as<std::string>().empty()) {
+      fail(file, node,
+           key + ": every entry needs a reason (what the client does, and where the evidence is)");
+    }
+    entry.reason = node["reason"].as<std::string>();
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+bool applies(const BaselineEntry& entry, const CaseResult& result) {
+  if (entry.transport && *entry.transport != result.transport) return false;
+  if (!entry.check_id.empty()) {
+    return std::any_of(result.checks.begin(), result.checks.end(),
+                       [&](const CheckResult& c) { return c.id == entry.check_id; });
+  }
+  return entry.case_id == result.case_id;
+}
+
+// Checks every case may have besides the ones its fixture declares (docs/verdicts.md).
+bool implicit_check(const std::string& short_id) {
+  for (const char* prefix : {"driver:", "transport:", "http:"}) {
+    if (short_id.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+bool known(const BaselineEntry& entry, const KnownIds& ids) {
+  if (entry.check_id.empty()) return ids.cases.count(entry.case_id) > 0;
+  // Case ids hold no ':', so the first one ends the case part of a check id.
+  const auto colon = entry.check_id.find(':');
+  return ids.checks.count(entry.check_id) > 0 ||
+         (ids.cases.count(entry.check_id.substr(0, colon)) > 0 &&
+          implicit_check(entry.check_id.substr(colon + 1)));
+}
+
+}  // namespace
+
+Baseline load_baseline(const std::filesystem::path& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::BadFile&) {
+    throw BaselineError(file.string() + ":0: cannot read the file");
+  } catch (const YAML::Exception& e) {
+    throw BaselineError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  Baseline baseline;
+  baseline.file = file;
+  if (root.IsNull()) return baseline;
+  if (!root.IsMap()) fail(file, root, "a baseline is a map with expected_failures and flaky");
+  for (const auto& member : root) {
+    const auto name = member.first.as<std::string>();
+    if (name != "expected_failures" && name != "flaky") {
+      fail(file, member.first, "unknown key '" + name + "' (known: expected_failures, flaky)");
+    }
+  }
+  baseline.expected_failures = read_entries(file, root["expected_failures"], "expected_failures");
+  baseline.flaky = read_entries(file, root["flaky"], "flaky");
+  return baseline;
+}
+
+void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& run) {
+  run.baseline_file = baseline.file.string();
+  for (const auto* list : {&baseline.expected_failures, &baseline.flaky}) {
+    for (const auto& entry : *list) {
+      if (!known(entry, ids)) run.unknown_baseline_entries.push_back(entry.describe());
+    }
+  }
+  for (auto& result : run.cases) {
+    if (result.verdict == Verdict::Unsupported || result.verdict == Verdict::Error) continue;
+    const auto flaky = std::find_if(baseline.flaky.begin(), baseline.flaky.end(),
+                                    [&](const BaselineEntry& e) { return applies(e, result); });
+    if (flaky != baseline.flaky.end()) {
+      result.expectation = CaseResult::Expectation::kFlaky;
+      result.expectation_reason = flaky->reason;
+      continue;
+    }
+    std::vector<const BaselineEntry*> entries;
+    for (const auto& entry : baseline.expected_failures) {
+      if (applies(entry, result)) entries.push_back(&entry);
+    }
+    if (entries.empty()) continue;
+    // A case entry covers the whole case; check entries cover the checks they name, so a
+    // new failure in another check of the same case still fails the run.
+    const bool whole_case = std::any_of(entries.begin(), entries.end(),
+                                        [](const BaselineEntry* e) { return e->check_id.empty(); });
+    std::string reasons;
+    for (const auto* entry : entries) reasons += (reasons.empty() ? "" : "; ") + entry->reason;
+    bool failing_uncovered = false;
+    bool covered_failing = false;
+    for (const auto& check : result.checks) {
+      if (!verdict_fails(check.verdict, run.info.strict)) continue;
+      const bool covered = whole_case || std::any_of(entries.begin(), entries.end(), [&](auto* e) {
+                             return e->check_id == check.id;
+                           });
+      (covered ? covered_failing : failing_uncovered) = true;
+    }
+    if (!covered_failing) {
+      result.expectation = CaseResult::Expectation::kStale;
+      result.expectation_reason = reasons;
+    } else if (!failing_uncovered) {
+      result.expectation = CaseResult::Expectation::kExpectedFailure;
+      result.expectation_reason = reasons;
+    }
+  }
+}
+
+std::string baseline_from_run(const RunResult& run) {
+  std::ostringstream out;
+  out << "# Known failures, written by `mcp-ping-conformance baseline` from a run of\n"
+      << "# mcp-ping-conformance " << run.info.suite_version << " (revision " << run.info.revision
+      << (run.info.strict ? ", strict" : ", lenient") << "). Refine each reason: what the\n"
+      << "# client does on the wire, and where the evidence is (docs/baselines.md).\n";
+  YAML::Emitter yaml;
+  yaml << YAML::BeginMap << YAML::Key << "expected_failures" << YAML::Value << YAML::BeginSeq;
+  for (const auto& result : run.cases) {
+    if (result.verdict == Verdict::Error || !verdict_fails(result.verdict, run.info.strict)) {
+      continue;
+    }
+    for (const auto& check : result.checks) {
+      if (!verdict_fails(check.verdict, run.info.strict)) continue;
+      yaml << YAML::BeginMap << YAML::Key << "check" << YAML::Value << check.id << YAML::Key
+           << "transport" << YAML::Value << result.transport << YAML::Key << "reason" << YAML::Value
+           << shorten(check_headline(check), 300) << YAML::EndMap;
+    }
+  }
+  yaml << YAML::EndSeq << YAML::Key << "flaky" << YAML::Value << YAML::BeginSeq << YAML::EndSeq
+       << YAML::EndMap;
+  out << yaml.c_str() << "\n";
+  return out.str();
+}
+
+}  // namespace mcpping
