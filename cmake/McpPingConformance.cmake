@@ -4,24 +4,25 @@
 #   mcp_ping_conformance_add_tests(
 #     NAME <name>                 # test names are <name>/<transport>/<case id>
 #     DRIVER <argv>...            # the driver command as a list (generator expressions allowed)
-#     [TRANSPORTS <t>...]         # default: every transport the suite hosts (stdio)
+#     [TRANSPORTS <t>...]         # default: stdio, streamable-http and sse
 #     [SCENARIOS <glob>...]       # default: every case
 #     [REVISION <revision>]       # default 2025-11-25
 #     [STRICT]                    # NON_STRICT verdicts fail the test
 #     [TIMEOUT_MULTIPLIER <x>]    # scales every bound (slow machines, sanitizers)
 #     [REPORT_DIR <dir>]          # evidence; default <build>/mcp-ping-conformance/<name>
+#     [BASELINE <file>]           # known failures (docs/baselines.md)
 #     [LABELS <label>...])        # added to every test's labels
 #
 # Each test runs `mcp-ping-conformance run` for its one case. UNSUPPORTED cases are reported
 # as skipped (SKIP_RETURN_CODE). Labels: mcp-ping-conformance, the transport, the highest
 # level the case checks (must, should, may, info), and the case's area (ping, client-ping, ...).
 
-set(MCP_PING_CONFORMANCE_HOSTED_TRANSPORTS stdio)
+set(MCP_PING_CONFORMANCE_HOSTED_TRANSPORTS stdio streamable-http sse)
 set(_mcp_ping_module_dir "${CMAKE_CURRENT_LIST_DIR}")
 
 function(mcp_ping_conformance_add_tests)
   cmake_parse_arguments(PARSE_ARGV 0 arg "STRICT"
-    "NAME;REVISION;TIMEOUT_MULTIPLIER;REPORT_DIR" "DRIVER;TRANSPORTS;SCENARIOS;LABELS")
+    "NAME;REVISION;TIMEOUT_MULTIPLIER;REPORT_DIR;BASELINE" "DRIVER;TRANSPORTS;SCENARIOS;LABELS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mcp_ping_conformance_add_tests: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -65,6 +66,11 @@ function(mcp_ping_conformance_add_tests)
   set(strict_flag "")
   if(arg_STRICT)
     set(strict_flag --strict)
+  endif()
+  set(baseline_flag "")
+  if(arg_BASELINE)
+    cmake_path(ABSOLUTE_PATH arg_BASELINE NORMALIZE)
+    set(baseline_flag --baseline "${arg_BASELINE}")
   endif()
 
   set(count 0)
@@ -114,7 +120,7 @@ function(mcp_ping_conformance_add_tests)
       add_test(NAME "${test_name}"
         COMMAND "${runner}" run
           --scenario "${id}" --transport "${transport}" --revision "${arg_REVISION}"
-          ${strict_flag} --timeout-multiplier "${arg_TIMEOUT_MULTIPLIER}"
+          ${strict_flag} ${baseline_flag} --timeout-multiplier "${arg_TIMEOUT_MULTIPLIER}"
           --fixtures "${fixtures}" --jobs 1 --unsupported-exit-code 77
           --report-dir "${arg_REPORT_DIR}/${transport}/${id}"
           -- ${arg_DRIVER})

@@ -42,6 +42,23 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 fi
 
+# The TypeScript SDK driver's pinned dependencies (drivers/typescript/package-lock.json), so
+# the tests also validate that client. Node.js from Debian (nodejs, npm) when none is there.
+if [ "$mode" = test ]; then
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
+    fi
+  fi
+  lock="$root/drivers/typescript/package-lock.json"
+  stamp="$root/drivers/typescript/node_modules/.package-lock.json"
+  if command -v npm >/dev/null 2>&1 && { [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; }; then
+    echo "bootstrap: npm ci in drivers/typescript"
+    (cd "$root/drivers/typescript" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
+
 configure_and_build() { # <build dir> [cmake options...]
   dir=$1
   shift

@@ -173,6 +173,7 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
   // client (it died, hung or broke an earlier step).
   std::vector<bool> used(observed.transcript.checks.size(), false);
   for (const auto& def : scenario.script_checks) {
+    if (!def.applies_to(observed.transport)) continue;
     std::optional<std::size_t> found;
     for (std::size_t i = 0; i < observed.transcript.checks.size(); ++i) {
       if (!used[i] && observed.transcript.checks[i].value("check", "") == def.id) {

@@ -22,8 +22,9 @@ TEST(BaselineCli, ExpectedFailureKeepsTheRunGreen) {
   - check: ping/while-awaiting:pong
     reason: this client never answers pings
 )");
-  const RunnerRun run =
-      run_runner({"--scenario", "ping/while-awaiting", "--baseline", baseline.string()}, kNoPong);
+  const RunnerRun run = run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio",
+                                    "--baseline", baseline.string()},
+                                   kNoPong);
   EXPECT_EQ(run.outcome.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("1 expected failures"), std::string::npos) << run.output;
   const std::string junit = read_text(run.report_dir / "junit.xml");
@@ -38,9 +39,9 @@ TEST(BaselineCli, StaleEntryFailsTheRun) {
   - case: ping/while-awaiting
     reason: used to fail
 )");
-  const RunnerRun run =
-      run_runner({"--scenario", "ping/while-awaiting", "--baseline", baseline.string()},
-                 {MCP_PING_BROKEN_CLIENT});
+  const RunnerRun run = run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio",
+                                    "--baseline", baseline.string()},
+                                   {MCP_PING_BROKEN_CLIENT});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.output;
   EXPECT_NE(run.output.find("stale baseline entry: ping/while-awaiting (stdio) passed"),
             std::string::npos)
@@ -52,9 +53,9 @@ TEST(BaselineCli, EntryNamingNoCaseIsReported) {
   - case: ping/no-such-case
     reason: typo
 )");
-  const RunnerRun run =
-      run_runner({"--scenario", "ping/while-awaiting", "--baseline", baseline.string()},
-                 {MCP_PING_BROKEN_CLIENT});
+  const RunnerRun run = run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio",
+                                    "--baseline", baseline.string()},
+                                   {MCP_PING_BROKEN_CLIENT});
   EXPECT_EQ(run.outcome.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("baseline entry names no case or check of this suite: "
                             "ping/no-such-case"),
@@ -72,7 +73,8 @@ TEST(BaselineCli, BrokenBaselineStopsBeforeAnyCase) {
 }
 
 TEST(BaselineCli, BaselineFromARunMakesTheSameRunPass) {
-  const RunnerRun first = run_runner({"--scenario", "ping/while-awaiting"}, kNoPong, "first");
+  const RunnerRun first =
+      run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio"}, kNoPong, "first");
   ASSERT_EQ(first.outcome.exit_code, 1) << first.output;
   const auto baseline = first.report_dir / "written.yaml";
   SpawnSpec spec;
@@ -83,8 +85,9 @@ TEST(BaselineCli, BaselineFromARunMakesTheSameRunPass) {
   ASSERT_EQ(run_child(spec).exit_code, 0) << read_text(spec.stderr_file);
   const std::string yaml = read_text(baseline);
   EXPECT_NE(yaml.find("check: ping/while-awaiting:pong"), std::string::npos) << yaml;
-  const RunnerRun second = run_runner(
-      {"--scenario", "ping/while-awaiting", "--baseline", baseline.string()}, kNoPong, "second");
+  const RunnerRun second = run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio",
+                                       "--baseline", baseline.string()},
+                                      kNoPong, "second");
   EXPECT_EQ(second.outcome.exit_code, 0) << second.output;
 }
 

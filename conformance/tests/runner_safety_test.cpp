@@ -28,9 +28,9 @@ std::vector<std::string> processes_marked(const std::string& marker) {
 // Regression: a driver that ignores SIGTERM and leaves a grandchild must not outlive its case.
 TEST(RunnerSafety, HungDriverIgnoringTermIsKilledWithItsGroup) {
   const std::string marker = "mcp-ping-selftest-hang-" + std::to_string(::getpid());
-  const RunnerRun run =
-      run_runner({"--scenario", "ping/while-awaiting", "--timeout-multiplier", "0.2"},
-                 {kDrivers + "hangs-ignoring-term.sh", marker});
+  const RunnerRun run = run_runner(
+      {"--scenario", "ping/while-awaiting", "--transport", "stdio", "--timeout-multiplier", "0.2"},
+      {kDrivers + "hangs-ignoring-term.sh", marker});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.output;
   const auto verdict = case_verdict(run, "stdio", "ping/while-awaiting");
   EXPECT_EQ(verdict["verdict"], "FAIL") << verdict.dump(2);
@@ -40,8 +40,8 @@ TEST(RunnerSafety, HungDriverIgnoringTermIsKilledWithItsGroup) {
 }
 
 TEST(RunnerSafety, DriverPrintingGarbageIsAnErrorQuotingTheLine) {
-  const RunnerRun run =
-      run_runner({"--scenario", "ping/while-awaiting"}, {kDrivers + "prints-garbage.sh"});
+  const RunnerRun run = run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio"},
+                                   {kDrivers + "prints-garbage.sh"});
   EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
   const auto verdict = case_verdict(run, "stdio", "ping/while-awaiting");
   EXPECT_EQ(verdict["verdict"], "ERROR");

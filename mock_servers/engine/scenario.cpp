@@ -370,9 +370,35 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
   std::set<std::string> labels;
   const auto& actions = step_keys();
 
+  // A step limited to some transports ("transports": [...]) runs only there, and so do the
+  // checks it declares.
+  std::size_t step_checks_begin = 0;
+  std::vector<std::string> step_transports;
+  const auto close_step = [&] {
+    for (std::size_t k = step_checks_begin; k < checks.size(); ++k) {
+      checks[k].transports = step_transports;
+    }
+    step_checks_begin = checks.size();
+  };
+
   for (std::size_t i = 0; i < script.size(); ++i) {
+    close_step();
     const auto p = "/script/" + std::to_string(i);
     const auto& step = c.object(script[i], p);
+    step_transports.clear();
+    if (step.contains("transports")) {
+      const auto& list = c.array(step["transports"], p + "/transports");
+      if (list.empty()) c.fail(p + "/transports", "must name at least one transport");
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        const auto name = c.nonempty_string(list[k], p + "/transports/" + std::to_string(k));
+        if (transports && std::find(transports->begin(), transports->end(), name) == transports->end()) {
+          c.fail(p + "/transports/" + std::to_string(k),
+                 "\"" + name + "\" is not one of the case's transports");
+        }
+        step_transports.push_back(name);
+      }
+    }
+    const std::vector<std::string>* effective = step_transports.empty() ? transports : &step_transports;
     std::vector<std::string> found;
     for (const auto& [key, value] : step.items()) {
       if (actions.count(key)) found.push_back(key);
@@ -384,10 +410,10 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
                               : "more than one action: " + join(found, ", "));
     }
     const auto& action = found.front();
-    if (transports) {
+    if (effective) {
       const bool has_stdio =
-          std::find(transports->begin(), transports->end(), "stdio") != transports->end();
-      const bool has_http = std::any_of(transports->begin(), transports->end(),
+          std::find(effective->begin(), effective->end(), "stdio") != effective->end();
+      const bool has_http = std::any_of(effective->begin(), effective->end(),
                                         [](const std::string& t) { return t != "stdio"; });
       if (has_stdio && kHttpOnlySteps.count(action))
         c.fail(p + "/" + action, action + " is an HTTP step: the case cannot list \"stdio\"");
@@ -397,6 +423,7 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
     }
     auto allowed = actions.at(action);
     allowed.push_back(action);
+    allowed.push_back("transports");
     c.only_keys(step, allowed, p);
     const auto& arg = step[action];
     const auto ap = p + "/" + action;
@@ -545,6 +572,7 @@ std::vector<CheckDef> validate_script(const Json& script, const std::string& fil
       }
     }
   }
+  close_step();
   return checks;
 }
 
@@ -681,9 +709,29 @@ TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier) {
   return out;
 }
 
+bool CheckDef::applies_to(std::string_view transport) const {
+  return transports.empty() || std::find(transports.begin(), transports.end(), transport) !=
+                                   transports.end();
+}
+
 Json resolve_script(const Scenario& scenario, const Defaults& defaults, const RunSettings& run) {
   Json checks = Json::array();
-  for (const auto& check : scenario.script_checks) checks.push_back(to_json(check));
+  for (const auto& check : scenario.script_checks) {
+    if (check.applies_to(run.transport)) checks.push_back(to_json(check));
+  }
+  // Steps limited to other transports are left out; the rest lose their filter.
+  Json script = Json::array();
+  for (const auto& step : scenario.script) {
+    if (step.contains("transports")) {
+      const auto& only = step["transports"];
+      if (std::find(only.begin(), only.end(), Json(run.transport)) == only.end()) continue;
+      Json kept = step;
+      kept.erase("transports");
+      script.push_back(std::move(kept));
+    } else {
+      script.push_back(step);
+    }
+  }
   Json http = scenario.http.is_object() ? scenario.http : Json::object();
   if (!http.contains("post_responses")) http["post_responses"] = "auto";
   return Json{{"format", "mcp-ping-script/1"},
@@ -698,7 +746,7 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
                 {"capabilities", defaults.capabilities},
                 {"tools", defaults.tools}}},
               {"http", http},
-              {"script", scenario.script},
+              {"script", script},
               {"checks", checks}};
 }
 

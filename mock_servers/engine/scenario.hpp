@@ -53,6 +53,10 @@ struct CheckDef {
   std::string id;  // short id, unique within the scenario
   Level level = Level::Must;
   std::vector<std::string> spec;  // keys into SpecReferences
+  // The transports its step runs on, when the step says (`"transports"`); empty: all.
+  std::vector<std::string> transports = {};
+
+  bool applies_to(std::string_view transport) const;
 };
 
 // A check on one of the driver's step lines.

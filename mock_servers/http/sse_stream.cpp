@@ -22,9 +22,9 @@ std::optional<Clock::time_point> SseStream::wait_written(std::uint64_t seq,
   cv_.wait_until(lock, deadline, [&] { return written_ >= seq || broken_ || stopped_; });
   const auto it = written_at_.find(seq);
   if (written_ < seq || it == written_at_.end()) return std::nullopt;
-  const auto at = it->second;
-  written_at_.erase(it);
-  return at;
+  // Kept, not erased: the frames of a coalesced write share one chunk, so several waiters
+  // ask for the same sequence number (a stream's chunks are few and short-lived).
+  return it->second;
 }
 
 bool SseStream::provide(httplib::DataSink& sink) {

@@ -278,6 +278,38 @@ TEST(HttpServer, PingOnThePostStreamIsAnsweredByASeparatePostGetting202) {
   EXPECT_FALSE(records_of(records, "http").empty());
 }
 
+// Regression: frames coalesced into one SSE chunk share one write; the second frame's wait
+// found the first one's record consumed, reported "the stream ended" and stopped the script.
+TEST(HttpServer, CoalescedFramesOnOneStreamAreAllReportedWritten) {
+  Harness h(
+      Json::array({{{"handshake", Json::object()}},
+                   expect_call(),
+                   {{"send", Json::array({ping_frame("c1"), ping_frame("c2"), ping_frame("c3")})},
+                    {"label", "pings"},
+                    {"write", "coalesced"}},
+                   {{"expect_response", "pings"}, {"check", check_def("pongs")}},
+                   {{"respond", "call"}, {"default", true}}}));
+  const auto session = handshake(h);
+  StreamReader call(h.port(), "POST", "/mcp", headers(session, "2025-11-25"),
+                    call_request(2).dump());
+  const auto first = call.wait_for("\"c3\"");
+  ASSERT_EQ(data_messages(first).size(), 3u) << first;
+  Client c(h.port());
+  for (const char* id : {"c1", "c2", "c3"}) {
+    auto answer = c.post(pong(id), headers(session, "2025-11-25"));
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 202);
+  }
+  call.wait_end();
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto records = h.records();
+  EXPECT_EQ(find_check(records, "pongs")["verdict"], "PASS") << find_check(records, "pongs").dump();
+  for (const auto& r : records_of(records, "event")) {
+    EXPECT_EQ(r.value("what", "").find("write failed"), std::string::npos) << r.dump();
+  }
+}
+
 TEST(HttpServer, PingOnTheGetStream) {
   Harness h(Json::array({{{"handshake", Json::object()}},
                          {{"await_get_stream", Json::object()}},

@@ -98,6 +98,8 @@ const BrokenCase kBrokenCases[] = {
      "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: case_deadline_ms, expect_ms, "
      "idle_window_ms, "
      "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
+    {"step-transport-not-in-case",
+     "/script/2/transports/0: \"sse\" is not one of the case's transports"},
     {"unknown-template-operator",
      "/script/2/send/id: unknown template operator \"$txt\" (templates know $text)"},
     {"unknown-write-mode",
@@ -231,6 +233,20 @@ TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
   EXPECT_EQ(steps[1], s.driver_steps[1]);
 }
 
+// A step may run on some of the case's transports only; its checks follow it.
+TEST(Scenario, StepTransportsFilterTheResolvedScript) {
+  const auto defaults = test::fixture_defaults();
+  const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
+                               test::fixture_refs());
+  RunSettings http;
+  http.transport = "streamable-http";
+  const auto r = resolve_script(s, defaults, http);
+  ASSERT_EQ(r["script"].size(), s.script.size());
+  EXPECT_EQ(r["script"][1], Json::parse(R"({"await_get_stream":{},"within":"expect_ms"})"));
+  RunSettings stdio;
+  EXPECT_EQ(resolve_script(s, defaults, stdio)["script"].size(), s.script.size() - 1);
+}
+
 TEST(Scenario, ResolvedScriptIsSelfContained) {
   const auto defaults = test::fixture_defaults();
   const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
@@ -244,7 +260,12 @@ TEST(Scenario, ResolvedScriptIsSelfContained) {
   EXPECT_EQ(r["timeouts"]["pong_cap_ms"].get<double>(), 4000);
   EXPECT_EQ(r["line_cap_bytes"], Json(1048576));
   EXPECT_EQ(r["server"]["tools"], defaults.tools);
-  EXPECT_EQ(r["script"], s.script);
+  // On stdio the step limited to Streamable HTTP (await_get_stream) is left out.
+  Json stdio_script = Json::array();
+  for (const auto& step : s.script) {
+    if (!step.contains("transports")) stdio_script.push_back(step);
+  }
+  EXPECT_EQ(r["script"], stdio_script);
   ASSERT_EQ(r["checks"].size(), s.script_checks.size());
   EXPECT_EQ(r["checks"][2]["id"], Json("pong-while-idle"));
   EXPECT_NO_THROW(validate_resolved_script(r, "x"));

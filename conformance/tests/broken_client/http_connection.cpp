@@ -65,6 +65,7 @@ class HttpConnection : public Connection {
     req.method = "POST";
     req.path = path_;
     req.headers = headers(true);
+    req.headers.emplace("Content-Type", "application/json");
     req.body = frame.dump();
     std::optional<json> response;
     std::string failure;
