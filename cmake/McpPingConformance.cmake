@@ -121,7 +121,7 @@ function(mcp_ping_conformance_add_tests)
         COMMAND "${runner}" run
           --scenario "${id}" --transport "${transport}" --revision "${arg_REVISION}"
           ${strict_flag} ${baseline_flag} --timeout-multiplier "${arg_TIMEOUT_MULTIPLIER}"
-          --fixtures "${fixtures}" --jobs 1 --unsupported-exit-code 77
+          --fixtures "${fixtures}" --jobs 1 --unsupported-exit-code 77 --ctest-measurements
           --report-dir "${arg_REPORT_DIR}/${transport}/${id}"
           -- ${arg_DRIVER})
       set_tests_properties("${test_name}" PROPERTIES

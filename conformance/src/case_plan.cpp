@@ -11,6 +11,13 @@ bool glob_matches(const std::string& pattern, const std::string& id) {
   return ::fnmatch(pattern.c_str(), id.c_str(), 0) == 0;
 }
 
+std::vector<PlannedCase> shard_of(const std::vector<PlannedCase>& cases, unsigned index,
+                                  unsigned total) {
+  std::vector<PlannedCase> part;
+  for (std::size_t i = index - 1; i < cases.size(); i += total) part.push_back(cases[i]);
+  return part;
+}
+
 std::vector<PlannedCase> plan_cases(const std::vector<Scenario>& catalogue,
                                     const PlanRequest& request) {
   for (const auto& glob : request.globs) {

@@ -75,8 +75,8 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
           << "| check | level | spec |\n|---|---|---|\n";
       for (const auto& check : scenario->script_checks) {
         out << "| `" << scenario->id << ":" << check.id << "`"
-            << (check.transports.empty() ? "" : " (" + joined(check.transports) + " only)")
-            << " | " << to_string(check.level) << " | " << spec_links(check.spec, refs) << " |\n";
+            << (check.transports.empty() ? "" : " (" + joined(check.transports) + " only)") << " | "
+            << to_string(check.level) << " | " << spec_links(check.spec, refs) << " |\n";
       }
       for (const auto& driver_check : scenario->driver_checks) {
         const auto& check = driver_check.check;

@@ -15,8 +15,10 @@ std::string usage_text() {
                            [--revision R] [--timeout-multiplier X] [--report-dir DIR]
                            [--junit FILE] [--jobs N] [--fixtures DIR]
                            [--unsupported-exit-code N] [--baseline FILE]
+                           [--shard I/N] [--ctest-measurements]
                            -- <driver argv...>
   mcp-ping-conformance baseline --from REPORT_DIR [--output FILE]
+  mcp-ping-conformance table --column LABEL=REPORT_DIR...
   mcp-ping-conformance --help | --version
 
 run options:
@@ -30,10 +32,13 @@ run options:
   --jobs N                 cases run at once (default: 2 x cores)
   --fixtures DIR           scenario fixtures (default: the suite's own)
   --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
+  --shard I/N              run only the I-th of N deterministic parts of the cases (1-based)
+  --ctest-measurements     print pong latency figures as CTest measurements (for CDash)
   --baseline FILE          known failures (YAML): expected failures do not fail the run,
                            listed cases that pass do (stale), flaky ones never gate
 
 baseline: writes a baseline (YAML) that expects exactly the failures of an earlier run.
+table: prints a Markdown table of several runs side by side (one column per client).
 
 The driver argv follows '--' as separate words; it is never split on spaces.
 Exit status: 0 nothing failed, 1 a case failed or a baseline entry is stale, 2 usage or
@@ -93,6 +98,28 @@ long parse_integer(const std::string& option, const std::string& value, long min
   return number;
 }
 
+Command parse_table(Words& words) {
+  Command command;
+  command.kind = Command::Kind::kTable;
+  while (!words.done()) {
+    std::string word = words.next();
+    std::optional<std::string> inline_value;
+    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+    }
+    if (word != "--column") throw UsageError("table: unknown option '" + word + "'");
+    const std::string value = words.value_of(word, inline_value);
+    const auto eq = value.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
+      throw UsageError("--column '" + value + "': expected LABEL=REPORT_DIR");
+    }
+    command.table.columns.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+  }
+  if (command.table.columns.empty()) throw UsageError("table: give at least one --column");
+  return command;
+}
+
 Command parse_baseline(Words& words) {
   Command command;
   command.kind = Command::Kind::kBaseline;
@@ -133,6 +160,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     return command;
   }
   if (verb == "baseline") return parse_baseline(words);
+  if (verb == "table") return parse_table(words);
   if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
   command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
   RunOptions& run = command.run;
@@ -184,6 +212,15 @@ Command parse_command_line(const std::vector<std::string>& args) {
       run.junit = std::filesystem::path(value());
     } else if (word == "--jobs" || word == "-j") {
       run.jobs = static_cast<unsigned>(parse_integer(word, value(), 1, 256));
+    } else if (word == "--shard") {
+      const std::string text = value();
+      const auto slash = text.find('/');
+      if (slash == std::string::npos) throw UsageError("--shard '" + text + "': expected I/N");
+      const auto total = parse_integer(word, text.substr(slash + 1), 1, 1000);
+      const auto index = parse_integer(word, text.substr(0, slash), 1, total);
+      run.shard = std::make_pair(static_cast<unsigned>(index), static_cast<unsigned>(total));
+    } else if (word == "--ctest-measurements") {
+      run.ctest_measurements = true;
     } else if (word == "--baseline") {
       run.baseline = std::filesystem::path(value());
     } else if (word == "--unsupported-exit-code") {

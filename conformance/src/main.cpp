@@ -18,6 +18,7 @@
 #include "conformance/suite_runner.hpp"
 #include "engine/scenario.hpp"
 #include "reports/baseline.hpp"
+#include "reports/comparison.hpp"
 #include "reports/json_report.hpp"
 #include "reports/junit.hpp"
 #include "reports/markdown.hpp"
@@ -65,6 +66,29 @@ void start_interrupt_watcher() {
     std::cerr << "\nmcp-ping-conformance: interrupted; every driver was stopped\n";
     _exit(128 + received);
   }).detach();
+}
+
+// CTest reads <DartMeasurement> tags in a test's output and sends them to CDash. Run per
+// case by mcp_ping_conformance_add_tests(), this gives each test its latency figures.
+void print_ctest_measurements(const RunResult& result, std::ostream& out) {
+  LatencyFigures all;
+  std::vector<double> latencies;
+  for (const auto& c : result.cases) {
+    for (const auto& check : c.checks) {
+      latencies.insert(latencies.end(), check.latency_ms.begin(), check.latency_ms.end());
+    }
+  }
+  if (latencies.empty()) return;
+  CaseResult merged;
+  merged.checks.push_back(CheckResult{});
+  merged.checks.back().latency_ms = latencies;
+  all = latency_figures(merged);
+  for (const auto& [name, value] : {std::pair<const char*, double>{"ping_latency_ms_p50", all.p50},
+                                    {"ping_latency_ms_p95", all.p95},
+                                    {"ping_latency_ms_max", all.max}}) {
+    out << "<DartMeasurement type=\"numeric/double\" name=\"" << name << "\">" << value
+        << "</DartMeasurement>\n";
+  }
 }
 
 // After the progress lines: what the baseline changed.
@@ -119,6 +143,15 @@ std::string utc_now() {
   return text;
 }
 
+int print_table(const TableOptions& options) {
+  std::vector<LabelledRun> runs;
+  for (const auto& [label, dir] : options.columns) {
+    runs.push_back({label, read_results_json(dir / "results.json")});
+  }
+  std::cout << render_comparison_markdown(runs);
+  return kExitOk;
+}
+
 int write_baseline(const BaselineOptions& options) {
   const RunResult run = read_results_json(options.from / "results.json");
   const std::string yaml = baseline_from_run(run);
@@ -152,6 +185,14 @@ int run(const RunOptions& options) {
     throw UsageError(e.what());
   }
   if (cases.empty()) throw UsageError("no case matches the given --scenario and --transport");
+  if (options.shard) {
+    cases = shard_of(cases, options.shard->first, options.shard->second);
+    if (cases.empty()) {
+      std::cout << "shard " << options.shard->first << "/" << options.shard->second
+                << " has no case\n";
+      return kExitOk;
+    }
+  }
 
   SuiteSetup setup;
   setup.defaults = catalogue.defaults;
@@ -202,6 +243,8 @@ int run(const RunOptions& options) {
             << ", " << (setup.report_dir / "summary.md").string() << "; evidence in "
             << (setup.report_dir / "cases").string() << "\n";
 
+  if (options.ctest_measurements) print_ctest_measurements(result, std::cout);
+
   const VerdictCounts counts = count_verdicts(result.cases);
   if (counts.error > 0) return kExitUsage;
   if (std::any_of(result.cases.begin(), result.cases.end(),
@@ -232,6 +275,8 @@ int main(int argc, char** argv) {
         return run(command.run);
       case Command::Kind::kBaseline:
         return write_baseline(command.baseline);
+      case Command::Kind::kTable:
+        return print_table(command.table);
     }
   } catch (const UsageError& e) {
     std::cerr << "mcp-ping-conformance: " << e.what() << "\n\n" << usage_text();

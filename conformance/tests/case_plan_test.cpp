@@ -1,5 +1,7 @@
 #include "conformance/case_plan.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace mcpping {
@@ -55,6 +57,24 @@ TEST(Plan, CasesOutsideTheirRevisionsAreUnsupported) {
   ASSERT_FALSE(cases.empty());
   ASSERT_TRUE(cases[0].unsupported);
   EXPECT_NE(cases[0].unsupported->find("not 2026-07-28"), std::string::npos);
+}
+
+TEST(Shard, PartsAreDisjointAndComplete) {
+  PlanRequest request;
+  request.hosted_transports = {"stdio", "streamable-http", "sse"};
+  const auto cases = plan_cases(kCatalogue, request);
+  ASSERT_EQ(cases.size(), 6u);
+  std::vector<std::string> seen;
+  for (unsigned i = 1; i <= 4; ++i) {
+    for (const auto& c : shard_of(cases, i, 4)) seen.push_back(c.scenario->id + "@" + c.transport);
+  }
+  std::vector<std::string> all;
+  for (const auto& c : cases) all.push_back(c.scenario->id + "@" + c.transport);
+  std::sort(seen.begin(), seen.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(seen, all);
+  EXPECT_EQ(shard_of(cases, 1, 4).size(), 2u);
+  EXPECT_EQ(shard_of(cases, 4, 4).size(), 1u);
 }
 
 TEST(Plan, AGlobMatchingNothingIsRefused) {

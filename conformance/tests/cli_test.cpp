@@ -44,6 +44,34 @@ TEST(Cli, ListAcceptsATransport) {
   EXPECT_EQ(command.list.transport, "sse");
 }
 
+TEST(Cli, TableTakesLabelledReportFolders) {
+  const Command command =
+      parse({"table", "--column", "reference=build/report", "--column=TypeScript SDK 1.32.2=ts"});
+  ASSERT_EQ(command.kind, Command::Kind::kTable);
+  ASSERT_EQ(command.table.columns.size(), 2u);
+  EXPECT_EQ(command.table.columns[1].first, "TypeScript SDK 1.32.2");
+  EXPECT_EQ(command.table.columns[1].second, std::filesystem::path("ts"));
+  EXPECT_THROW(parse({"table"}), UsageError);
+  EXPECT_THROW(parse({"table", "--column", "no-folder"}), UsageError);
+}
+
+TEST(Cli, BaselineNeedsTheReportFolder) {
+  const Command command = parse({"baseline", "--from", "out", "--output", "b.yaml"});
+  ASSERT_EQ(command.kind, Command::Kind::kBaseline);
+  EXPECT_EQ(command.baseline.from, std::filesystem::path("out"));
+  EXPECT_EQ(command.baseline.output, std::filesystem::path("b.yaml"));
+  EXPECT_THROW(parse({"baseline"}), UsageError);
+}
+
+TEST(Cli, ShardIsOneBasedIndexOverCount) {
+  const Command command = parse({"run", "--shard", "2/3", "--ctest-measurements", "--", "d"});
+  EXPECT_EQ(command.run.shard, std::make_pair(2u, 3u));
+  EXPECT_TRUE(command.run.ctest_measurements);
+  EXPECT_THROW(parse({"run", "--shard", "0/3", "--", "d"}), UsageError);
+  EXPECT_THROW(parse({"run", "--shard", "4/3", "--", "d"}), UsageError);
+  EXPECT_THROW(parse({"run", "--shard", "2", "--", "d"}), UsageError);
+}
+
 TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(parse({"--help"}).kind, Command::Kind::kHelp);
   EXPECT_EQ(parse({"run", "--help"}).kind, Command::Kind::kHelp);

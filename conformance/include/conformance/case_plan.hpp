@@ -27,6 +27,11 @@ struct PlanRequest {
 std::vector<PlannedCase> plan_cases(const std::vector<Scenario>& catalogue,
                                     const PlanRequest& request);
 
+// The I-th of N parts (1-based) of the planned cases: every N-th case starting at I, in plan
+// order, so the parts are disjoint, together complete, and the same on every machine.
+std::vector<PlannedCase> shard_of(const std::vector<PlannedCase>& cases, unsigned index,
+                                  unsigned total);
+
 // Shell-style match on case ids: '*' and '?' also match '/', so "ping/*" covers "ping/id/zero".
 bool glob_matches(const std::string& pattern, const std::string& id);
 

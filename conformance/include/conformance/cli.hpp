@@ -27,6 +27,8 @@ struct RunOptions {
   unsigned jobs = 0;                              // 0: chosen from the machine
   std::optional<int> unsupported_exit_code;       // exit status when every case was UNSUPPORTED
   std::optional<std::filesystem::path> baseline;  // known failures (docs/baselines.md)
+  std::optional<std::pair<unsigned, unsigned>> shard;  // I/N: this run's part of the cases
+  bool ctest_measurements = false;  // latency figures as CTest measurements in the output
   std::vector<std::string> driver_argv;
 };
 
@@ -41,11 +43,16 @@ struct BaselineOptions {
   std::optional<std::filesystem::path> output;  // default: stdout
 };
 
+struct TableOptions {
+  std::vector<std::pair<std::string, std::filesystem::path>> columns;  // label, report folder
+};
+
 struct Command {
-  enum class Kind { kRun, kList, kBaseline, kHelp, kVersion } kind = Kind::kHelp;
+  enum class Kind { kRun, kList, kBaseline, kTable, kHelp, kVersion } kind = Kind::kHelp;
   RunOptions run;
   ListOptions list;
   BaselineOptions baseline;
+  TableOptions table;
 };
 
 // Throws UsageError with a message that names the offending word.

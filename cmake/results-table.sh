@@ -1,0 +1,50 @@
+#!/bin/sh
+# Regenerates the results table in README.md from real runs: the reference client and the
+# TypeScript SDK, side by side, per case and transport, with the date and versions.
+#
+#   sh cmake/results-table.sh        (after `sh cmake/bootstrap.sh test` has built everything)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${MCP_PING_BUILD_DIR:-$root/build}
+runner="$build/bin/mcp-ping-conformance"
+out="$build/results-table"
+for need in "$runner" "$build/bin/mcp-reference-driver" \
+  "$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json"; do
+  [ -e "$need" ] || { echo "results-table: $need is missing; run sh cmake/bootstrap.sh test first" >&2; exit 2; }
+done
+
+# A run that finds failures exits 1: the table shows them. Exit 2 (a suite error) stops here.
+run() { # <folder> <runner options and driver...>
+  dir=$1
+  shift
+  status=0
+  "$runner" run --report-dir "$out/$dir" "$@" >"$out/$dir.log" 2>&1 || status=$?
+  [ "$status" -le 1 ] || { echo "results-table: the $dir run failed (exit $status), see $out/$dir.log" >&2; exit 2; }
+}
+mkdir -p "$out"
+run reference -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
+run typescript --baseline "$root/drivers/typescript/baseline.yaml" \
+  -- node "$root/drivers/typescript/driver.mjs"
+
+suite_version=$("$runner" --version | awk '{print $2}')
+sdk_version=$(node -p "require('$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json').version")
+table="$out/table.md"
+{
+  echo "Generated $(date -u +%Y-%m-%d) by \`sh cmake/results-table.sh\` with mcp-ping-conformance"
+  echo "$suite_version, revision 2025-11-25, lenient; Node.js $(node --version). \"(baseline)\" marks"
+  echo "a failure listed in \`drivers/typescript/baseline.yaml\`, with its evidence in"
+  echo "\`docs/clients/typescript.md\`."
+  echo
+  "$runner" table --column "reference client $suite_version=$out/reference" \
+    --column "TypeScript SDK $sdk_version=$out/typescript"
+} >"$table"
+
+# Replace what stands between the markers in README.md.
+awk -v table="$table" '
+  /<!-- results-table:begin -->/ { print; while ((getline line < table) > 0) print line; skip = 1; next }
+  /<!-- results-table:end -->/ { skip = 0 }
+  !skip { print }
+' "$root/README.md" >"$out/README.md"
+grep -q "results-table:begin" "$out/README.md" || { echo "results-table: README.md has no markers" >&2; exit 2; }
+mv "$out/README.md" "$root/README.md"
+echo "results-table: README.md updated ($(grep -c '^| `' "$table") rows)"
