@@ -23,9 +23,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
 jobs=${MCP_PING_JOBS:-$(nproc)}
 
-# Debian 12 packages the suite builds with.
+# Debian 12 packages the suite builds and tests with (xmllint: the JUnit schema test).
 packages="cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libboost1.81-dev
-nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev"
+nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev libxml2-utils"
 missing=""
 for package in $packages; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -19,6 +19,7 @@ std::string usage_text() {
                            -- <driver argv...>
   mcp-ping-conformance baseline --from REPORT_DIR [--output FILE]
   mcp-ping-conformance table --column LABEL=REPORT_DIR...
+  mcp-ping-conformance merge --output DIR --column LABEL=REPORT_DIR...
   mcp-ping-conformance --help | --version
 
 run options:
@@ -39,6 +40,8 @@ run options:
 
 baseline: writes a baseline (YAML) that expects exactly the failures of an earlier run.
 table: prints a Markdown table of several runs side by side (one column per client).
+merge: joins report folders into DIR (junit.xml, summary.md, html/, clients/<label>/
+  results.json); folders with the same LABEL are shards of one client's run.
 
 The driver argv follows '--' as separate words; it is never split on spaces.
 Exit status: 0 nothing failed, 1 a case failed or a baseline entry is stale, 2 usage or
@@ -98,6 +101,14 @@ long parse_integer(const std::string& option, const std::string& value, long min
   return number;
 }
 
+std::pair<std::string, std::filesystem::path> parse_column(const std::string& value) {
+  const auto eq = value.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
+    throw UsageError("--column '" + value + "': expected LABEL=REPORT_DIR");
+  }
+  return {value.substr(0, eq), value.substr(eq + 1)};
+}
+
 Command parse_table(Words& words) {
   Command command;
   command.kind = Command::Kind::kTable;
@@ -109,14 +120,37 @@ Command parse_table(Words& words) {
       word = word.substr(0, eq);
     }
     if (word != "--column") throw UsageError("table: unknown option '" + word + "'");
-    const std::string value = words.value_of(word, inline_value);
-    const auto eq = value.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
-      throw UsageError("--column '" + value + "': expected LABEL=REPORT_DIR");
-    }
-    command.table.columns.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    command.table.columns.push_back(parse_column(words.value_of(word, inline_value)));
   }
   if (command.table.columns.empty()) throw UsageError("table: give at least one --column");
+  return command;
+}
+
+Command parse_merge(Words& words) {
+  Command command;
+  command.kind = Command::Kind::kMerge;
+  while (!words.done()) {
+    std::string word = words.next();
+    std::optional<std::string> inline_value;
+    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+    }
+    if (word == "--column") {
+      command.merge.columns.push_back(parse_column(words.value_of(word, inline_value)));
+    } else if (word == "--output" || word == "-o") {
+      command.merge.output = words.value_of(word, inline_value);
+    } else if (word == "--help" || word == "-h") {
+      command.kind = Command::Kind::kHelp;
+      return command;
+    } else {
+      throw UsageError("merge: unknown option '" + word + "'");
+    }
+  }
+  if (command.merge.output.empty()) {
+    throw UsageError("merge: give the folder to write with --output DIR");
+  }
+  if (command.merge.columns.empty()) throw UsageError("merge: give at least one --column");
   return command;
 }
 
@@ -161,6 +195,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   }
   if (verb == "baseline") return parse_baseline(words);
   if (verb == "table") return parse_table(words);
+  if (verb == "merge") return parse_merge(words);
   if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
   command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
   RunOptions& run = command.run;

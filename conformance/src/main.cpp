@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "conformance/case_plan.hpp"
@@ -19,9 +20,11 @@
 #include "engine/scenario.hpp"
 #include "reports/baseline.hpp"
 #include "reports/comparison.hpp"
+#include "reports/html.hpp"
 #include "reports/json_report.hpp"
 #include "reports/junit.hpp"
 #include "reports/markdown.hpp"
+#include "reports/merge.hpp"
 
 namespace {
 
@@ -152,6 +155,73 @@ int print_table(const TableOptions& options) {
   return kExitOk;
 }
 
+// The column heading of a single run's HTML report: the driver's file name.
+std::string driver_label(const std::vector<std::string>& driver_argv) {
+  const std::string name =
+      driver_argv.empty() ? "" : fs::path(driver_argv.front()).filename().string();
+  return name.empty() ? "client" : name;
+}
+
+std::string summary_of_clients(const std::vector<LabelledRun>& clients) {
+  if (clients.size() == 1) return render_summary_markdown(clients.front().run);
+  std::string markdown = "# mcp-ping-conformance: " + std::to_string(clients.size()) +
+                         " clients\n\n" + render_comparison_markdown(clients);
+  for (const auto& [label, run] : clients) {
+    markdown += "\n# " + label + "\n\n" + render_summary_markdown(run);
+  }
+  return markdown;
+}
+
+// clients/<folder>/results.json for each client; returns the files.
+std::vector<fs::path> write_client_results(const std::vector<LabelledRun>& clients,
+                                           const fs::path& output) {
+  std::set<std::string> folders;
+  for (const auto& client : clients) {
+    if (!folders.insert(client_folder(client.label)).second) {
+      throw MergeError("two labels share the folder clients/" + client_folder(client.label));
+    }
+  }
+  std::vector<fs::path> files;
+  for (const auto& [label, run] : clients) {
+    files.push_back(output / "clients" / client_folder(label) / "results.json");
+    fs::create_directories(files.back().parent_path());
+    write_results_json(run, files.back());
+  }
+  return files;
+}
+
+bool any_case_fails(const std::vector<LabelledRun>& clients) {
+  return std::any_of(clients.begin(), clients.end(), [](const LabelledRun& client) {
+    return std::any_of(client.run.cases.begin(), client.run.cases.end(), [&](const CaseResult& c) {
+      return case_fails_run(c, client.run.info.strict);
+    });
+  });
+}
+
+int merge(const MergeOptions& options) {
+  std::vector<LabelledRun> shards;
+  for (const auto& [label, dir] : options.columns) {
+    shards.push_back({label, read_results_json(dir / "results.json")});
+  }
+  const std::vector<LabelledRun> clients = merge_shards(shards);
+  const RunResult combined = combined_run(clients);  // may refuse: before anything is written
+  const std::vector<fs::path> results = write_client_results(clients, options.output);
+  write_junit(combined, options.output / "junit.xml");
+  std::ofstream summary(options.output / "summary.md", std::ios::binary | std::ios::trunc);
+  summary << summary_of_clients(clients);
+  if (!summary) {
+    throw std::runtime_error("cannot write " + (options.output / "summary.md").string());
+  }
+  write_html_report(clients, options.output / "html");
+  for (const auto& [label, run] : clients) std::cout << label << ": " << closing_line(run) << "\n";
+  std::cout << "reports: " << (options.output / "junit.xml").string() << ", "
+            << (options.output / "summary.md").string() << ", "
+            << (options.output / "html" / "index.html").string();
+  for (const auto& file : results) std::cout << ", " << file.string();
+  std::cout << "\n";
+  return any_case_fails(clients) ? kExitFailed : kExitOk;
+}
+
 int write_baseline(const BaselineOptions& options) {
   const RunResult run = read_results_json(options.from / "results.json");
   const std::string yaml = baseline_from_run(run);
@@ -238,9 +308,11 @@ int run(const RunOptions& options) {
   write_junit(result, junit);
   write_results_json(result, setup.report_dir / "results.json");
   write_summary_markdown(result, setup.report_dir / "summary.md");
+  write_html_report({{driver_label(options.driver_argv), result}}, setup.report_dir / "html");
   std::cout << closing_line(result) << "\n"
             << "reports: " << junit.string() << ", " << (setup.report_dir / "results.json").string()
-            << ", " << (setup.report_dir / "summary.md").string() << "; evidence in "
+            << ", " << (setup.report_dir / "summary.md").string() << ", "
+            << (setup.report_dir / "html" / "index.html").string() << "; evidence in "
             << (setup.report_dir / "cases").string() << "\n";
 
   if (options.ctest_measurements) print_ctest_measurements(result, std::cout);
@@ -277,6 +349,8 @@ int main(int argc, char** argv) {
         return write_baseline(command.baseline);
       case Command::Kind::kTable:
         return print_table(command.table);
+      case Command::Kind::kMerge:
+        return merge(command.merge);
     }
   } catch (const UsageError& e) {
     std::cerr << "mcp-ping-conformance: " << e.what() << "\n\n" << usage_text();

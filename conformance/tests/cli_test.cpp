@@ -55,6 +55,17 @@ TEST(Cli, TableTakesLabelledReportFolders) {
   EXPECT_THROW(parse({"table", "--column", "no-folder"}), UsageError);
 }
 
+TEST(Cli, MergeTakesAnOutputAndLabelledReportFolders) {
+  const Command command = parse(
+      {"merge", "--output=merged", "--column", "ref=shard-1", "--column=ref=shard-2", "-o", "out"});
+  ASSERT_EQ(command.kind, Command::Kind::kMerge);
+  EXPECT_EQ(command.merge.output, std::filesystem::path("out"));  // the last one given
+  ASSERT_EQ(command.merge.columns.size(), 2u);
+  EXPECT_EQ(command.merge.columns[0].first, "ref");
+  EXPECT_EQ(command.merge.columns[1].second, std::filesystem::path("shard-2"));
+  EXPECT_EQ(parse({"merge", "--help"}).kind, Command::Kind::kHelp);
+}
+
 TEST(Cli, BaselineNeedsTheReportFolder) {
   const Command command = parse({"baseline", "--from", "out", "--output", "b.yaml"});
   ASSERT_EQ(command.kind, Command::Kind::kBaseline);
@@ -95,6 +106,11 @@ TEST(Cli, BadCommandLinesAreUsageErrorsNamingTheProblem) {
       {{"run", "--bogus", "--", "d"}, "unknown option '--bogus'"},
       {{"list", "--strict"}, "list: unknown option '--strict'"},
       {{"list", "--", "d"}, "list takes no driver"},
+      {{"merge", "--column", "a=b"}, "merge: give the folder to write with --output"},
+      {{"merge", "--output", "o"}, "merge: give at least one --column"},
+      {{"merge", "--output", "o", "--column", "=dir"}, "expected LABEL=REPORT_DIR"},
+      {{"merge", "--output", "o", "--column"}, "--column needs a value"},
+      {{"merge", "--output", "o", "shard-1"}, "merge: unknown option 'shard-1'"},
   };
   for (const auto& [args, message] : cases) {
     try {

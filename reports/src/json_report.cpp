@@ -75,6 +75,8 @@ json to_json(const CaseResult& result) {
   json out = {{"case", result.case_id},
               {"transport", result.transport},
               {"title", result.title},
+              {"description", result.description},
+              {"catches", result.catches},
               {"verdict", to_string(result.verdict)},
               {"duration_ms", result.duration_ms},
               {"checks", checks},
@@ -158,6 +160,8 @@ RunResult read_results_json(const std::filesystem::path& file) {
       result.case_id = c.at("case").get<std::string>();
       result.transport = c.at("transport").get<std::string>();
       result.title = c.value("title", "");
+      result.description = c.value("description", "");
+      result.catches = c.value("catches", "");
       result.verdict = parse_verdict(c.at("verdict").get<std::string>()).value_or(Verdict::Error);
       result.reason = c.value("reason", "");
       result.duration_ms = c.value("duration_ms", 0.0);
@@ -175,6 +179,7 @@ RunResult read_results_json(const std::filesystem::path& file) {
         check.expected = k.value("expected", "");
         check.actual = k.value("actual", "");
         check.latency_ms = k.value("latency_ms", std::vector<double>{});
+        if (k.contains("at_ms")) check.at_ms = k["at_ms"].get<double>();
         for (const auto& ref : k.value("spec", json::array())) {
           check.spec.push_back({ref.value("key", ""), ref.value("url", ""),
                                 ref.value("revision", ""), ref.value("text", "")});

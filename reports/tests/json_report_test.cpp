@@ -38,6 +38,8 @@ TEST(ResultsJson, RoundTripsThroughAFile) {
       make_run({make_case("ping/idle", {make_check("ping/idle:pong", Verdict::NonStrict)})}, true);
   run.cases[0].expectation = CaseResult::Expectation::kExpectedFailure;
   run.cases[0].expectation_reason = "answers at the next request";
+  run.cases[0].description = "the server pings while the client is idle";
+  run.cases[0].checks[0].at_ms = 12.5;
   const auto file = std::filesystem::temp_directory_path() / "mcp-ping-results-test.json";
   write_results_json(run, file);
   const RunResult back = read_results_json(file);
@@ -48,6 +50,8 @@ TEST(ResultsJson, RoundTripsThroughAFile) {
   EXPECT_EQ(back.cases[0].checks[0].id, "ping/idle:pong");
   EXPECT_EQ(back.cases[0].checks[0].short_id, "pong");
   EXPECT_EQ(back.cases[0].checks[0].spec[0].url, "https://spec.example/ping");
+  EXPECT_EQ(back.cases[0].description, "the server pings while the client is idle");
+  EXPECT_EQ(back.cases[0].checks[0].at_ms, 12.5);
 }
 
 TEST(ResultsJson, ReadingSomethingElseIsAClearError) {

@@ -47,12 +47,19 @@ struct TableOptions {
   std::vector<std::pair<std::string, std::filesystem::path>> columns;  // label, report folder
 };
 
+// Report folders with the same label are shards of one client's run.
+struct MergeOptions {
+  std::filesystem::path output;
+  std::vector<std::pair<std::string, std::filesystem::path>> columns;  // label, report folder
+};
+
 struct Command {
-  enum class Kind { kRun, kList, kBaseline, kTable, kHelp, kVersion } kind = Kind::kHelp;
+  enum class Kind { kRun, kList, kBaseline, kTable, kMerge, kHelp, kVersion } kind = Kind::kHelp;
   RunOptions run;
   ListOptions list;
   BaselineOptions baseline;
   TableOptions table;
+  MergeOptions merge;
 };
 
 // Throws UsageError with a message that names the offending word.

@@ -1,0 +1,29 @@
+// A static HTML report of one run or of several side by side (one per client): index.html
+// with a case × transport matrix and pong latency charts, and a page per case with its
+// checks and transcript. Self-contained: inline CSS and SVG, no script, no external resource.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/comparison.hpp"
+
+namespace mcpping {
+
+// Writes <dir>/index.html and one page per case at html_case_page(); replaces <dir>/cases.
+// Transcripts are read from each case's evidence_dir.
+void write_html_report(const std::vector<LabelledRun>& runs, const std::filesystem::path& dir);
+
+// A case's page relative to the report folder: cases/<client index>/<transport>/<case id>.html.
+// Each '/'-separated part of the id is a folder; in every part, bytes other than [A-Za-z0-9-]
+// are spelled _xx (hex), so untrusted ids and transports cannot leave the folder or collide.
+std::filesystem::path html_case_page(std::size_t client, const std::string& transport,
+                                     const std::string& case_id);
+
+// Text safe as HTML content and as a quoted attribute value (broken UTF-8 and control
+// characters become U+FFFD).
+std::string html_escape(std::string_view text);
+
+}  // namespace mcpping

@@ -1,0 +1,440 @@
+#include "reports/html.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "reports/evidence.hpp"
+#include "reports/json_report.hpp"
+#include "reports/junit.hpp"
+#include "reports/markdown.hpp"
+
+namespace mcpping {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Transcripts of misbehaving clients can be huge; a page shows at most this much.
+constexpr std::size_t kTranscriptCap = 2 * 1024 * 1024;
+// Expected and Actual may quote whole client frames.
+constexpr std::size_t kCheckTextCap = 16 * 1024;
+
+constexpr std::string_view kStyle = R"css(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328}
+h1{font-size:22px;margin:0 0 4px}h1 code{font-size:inherit}h2{font-size:17px;margin:28px 0 8px}
+code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
+a{color:#0550ae}
+table{border-collapse:collapse;margin:4px 0}
+th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
+thead th{background:#f6f8fa;white-space:nowrap}
+.sub,.note{color:#59636e}.note{font-size:12.5px}
+.matrix th[scope=row] .title{display:block;color:#59636e;font-weight:normal;font-size:12px}
+.matrix td{padding:0;text-align:center;vertical-align:middle;font-size:12px;white-space:nowrap;
+min-width:92px}
+.nowrap{white-space:nowrap}
+.matrix td a{display:block;padding:5px 7px;color:inherit;text-decoration:none}
+.matrix td a:hover{text-decoration:underline}
+.matrix .group{border-left:3px solid #59636e}
+.badge,.legend span{display:inline-block;padding:1px 9px;border-radius:9px;font-size:12.5px}
+.legend span{margin:0 4px 4px 0;border:1px solid #d0d7de}
+.v-pass{background:#d1f5d9}.v-non-strict{background:#fff0b3}
+.v-fail{background:#ffcdc7;font-weight:600}.v-info{background:#d6e6ff}
+.v-unsupported{background:#eef0f2;color:#59636e}.v-error{background:#6f3fa0;color:#fff}
+.v-xfail{background:repeating-linear-gradient(135deg,#ffe1dc 0 6px,#fff6f4 6px 12px)}
+.v-stale{background:#a40e26;color:#fff;font-weight:600}.v-none{color:#8c959f}
+.checks td.id{white-space:nowrap}
+.checks td.text{white-space:pre-wrap;word-break:break-word;min-width:180px;max-width:360px;
+font-size:12.5px}
+.checks td.spec{min-width:340px}
+pre.transcript{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;white-space:pre-wrap;word-break:break-all}
+figure{margin:12px 0 20px}figcaption{margin-bottom:4px}
+)css";
+
+std::string page_start(const std::string& title) {
+  // The policy is a second line of defence: even a markup bug cannot run a script.
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+         "style-src 'unsafe-inline'\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+         html_escape(title) + "</title>\n<style>" + std::string(kStyle) +
+         "</style>\n</head>\n<body>\n";
+}
+
+constexpr std::string_view kPageEnd = "</body>\n</html>\n";
+
+std::string ms(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", value);
+  return buffer;
+}
+
+// One segment of a page path: [A-Za-z0-9-] kept, every other byte _xx. An empty segment is
+// "_", which escaping never yields.
+std::string path_part(std::string_view text) {
+  if (text.empty()) return "_";
+  std::string out;
+  for (const char c : text) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') {
+      out += c;
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "_%02x", static_cast<unsigned char>(c));
+      out += hex;
+    }
+  }
+  return out;
+}
+
+std::string verdict_class(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Pass:
+      return "v-pass";
+    case Verdict::NonStrict:
+      return "v-non-strict";
+    case Verdict::Fail:
+      return "v-fail";
+    case Verdict::Informational:
+      return "v-info";
+    case Verdict::Unsupported:
+      return "v-unsupported";
+    case Verdict::Error:
+      return "v-error";
+  }
+  return "v-error";
+}
+
+struct Cell {
+  std::string css;
+  std::string text;
+};
+
+// What a baseline says comes before the verdict, as in JUnit; ERROR is never expected.
+Cell cell_of(const CaseResult& result) {
+  const std::string verdict(to_string(result.verdict));
+  if (result.verdict != Verdict::Error) {
+    if (result.expectation == CaseResult::Expectation::kExpectedFailure) {
+      return {"v-xfail", "expected " + verdict};
+    }
+    if (result.expectation == CaseResult::Expectation::kStale) return {"v-stale", "STALE"};
+  }
+  const bool flaky =
+      result.expectation == CaseResult::Expectation::kFlaky && result.verdict != Verdict::Pass;
+  return {verdict_class(result.verdict), flaky ? verdict + " (flaky)" : verdict};
+}
+
+// A cell's tooltip: why the case is not a plain PASS.
+std::string one_line(const CaseResult& result) {
+  if (result.expectation == CaseResult::Expectation::kStale) {
+    return shorten("listed in the baseline, but passed: " + result.expectation_reason, 300);
+  }
+  const auto notable = notable_checks(result);
+  std::string line = notable.empty() ? result.reason : check_headline(*notable.front());
+  if (result.expectation == CaseResult::Expectation::kExpectedFailure) {
+    line += " (baseline: " + result.expectation_reason + ")";
+  }
+  return shorten(line, 300);
+}
+
+std::string spec_html(const std::vector<SpecReference>& refs) {
+  std::string out;
+  for (const auto& ref : refs) {
+    if (!out.empty()) out += "<br>";
+    const std::string sentence = "\u201c" + html_escape(ref.text) + "\u201d";
+    // Only web links: a results.json from elsewhere could carry a javascript: URL.
+    const bool web = ref.url.rfind("https://", 0) == 0 || ref.url.rfind("http://", 0) == 0;
+    out += web ? "<a href=\"" + html_escape(ref.url) + "\">" + sentence + "</a>" : sentence;
+    out += " <span class=\"note\">" + html_escape(ref.key) + ", " + html_escape(ref.revision) +
+           "</span>";
+  }
+  return out.empty() ? "&ndash;" : out;
+}
+
+std::string checks_table(const CaseResult& result) {
+  if (result.checks.empty()) return "<p class=\"note\">No checks were decided.</p>\n";
+  std::ostringstream out;
+  out << "<table class=\"checks\">\n<thead><tr><th>check</th><th>level</th><th>verdict</th>"
+         "<th>spec</th><th>Expected</th><th>Actual</th><th>at (ms)</th></tr></thead>\n<tbody>\n";
+  for (const auto& check : result.checks) {
+    out << "<tr><td class=\"id\"><code>" << html_escape(check.id) << "</code></td><td>"
+        << to_string(check.level) << "</td><td class=\"" << verdict_class(check.verdict) << "\">"
+        << to_string(check.verdict) << "</td><td class=\"spec\">" << spec_html(check.spec)
+        << "</td><td class=\"text\">" << html_escape(shorten(check.expected, kCheckTextCap))
+        << "</td><td class=\"text\">" << html_escape(shorten(check.actual, kCheckTextCap))
+        << "</td><td>" << (check.at_ms ? ms(*check.at_ms) : "&ndash;") << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  return out.str();
+}
+
+std::string timings_table(const CaseResult& result) {
+  std::ostringstream out;
+  out << "<table>\n<tr><th>case duration</th><td>" << ms(result.duration_ms) << " ms</td></tr>\n";
+  if (const auto figures = latency_figures(result); figures.count > 0) {
+    out << "<tr><th>pongs</th><td>" << figures.count << "</td></tr>\n<tr><th>pong latency</th><td>"
+        << "p50 " << ms(figures.p50) << " ms, p95 " << ms(figures.p95) << " ms, max "
+        << ms(figures.max) << " ms</td></tr>\n";
+  }
+  out << "</table>\n";
+  return out.str();
+}
+
+std::string transcript_section(const fs::path& evidence_dir) {
+  std::string out = "<h2>Transcript</h2>\n";
+  if (evidence_dir.empty()) return out + "<p class=\"note\">None: the case did not run.</p>\n";
+  const fs::path file = evidence_dir / "transcript.txt";
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    return out + "<p class=\"note\">No transcript at <code>" + html_escape(file.string()) +
+           "</code>.</p>\n";
+  }
+  std::string text(kTranscriptCap + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  const bool cut = text.size() > kTranscriptCap;
+  if (cut) {
+    text.resize(kTranscriptCap);
+    if (const auto newline = text.rfind('\n'); newline != std::string::npos) {
+      text.resize(newline + 1);
+    }
+  }
+  out += "<p class=\"note\">" + std::string(cut ? "The first 2 MiB of " : "") + "<code>" +
+         html_escape(file.string()) + "</code>" + (cut ? "; the rest is only in the file." : "") +
+         "</p>\n<pre class=\"transcript\">" + html_escape(text) + "</pre>\n";
+  return out;
+}
+
+std::string render_case_page(const std::string& label, const CaseResult& result,
+                             const std::string& index_href) {
+  const Cell cell = cell_of(result);
+  std::ostringstream out;
+  out << page_start(result.case_id + " (" + result.transport + ", " + label + ")")
+      << "<nav><a href=\"" << index_href << "\">&larr; all cases</a></nav>\n"
+      << "<h1><code>" << html_escape(result.case_id) << "</code></h1>\n<p class=\"sub\">"
+      << html_escape(result.title) << " &middot; " << html_escape(result.transport) << " &middot; "
+      << html_escape(label) << "</p>\n<p><span class=\"badge " << cell.css << "\">"
+      << html_escape(cell.text) << "</span> " << html_escape(result.reason) << "</p>\n";
+  if (result.expectation != CaseResult::Expectation::kNone) {
+    out << "<p>Baseline: " << to_string(result.expectation) << " &mdash; "
+        << html_escape(result.expectation_reason) << "</p>\n";
+  }
+  if (!result.description.empty()) out << "<p>" << html_escape(result.description) << "</p>\n";
+  if (!result.catches.empty()) {
+    out << "<p><strong>Catches:</strong> " << html_escape(result.catches) << "</p>\n";
+  }
+  if (!result.evidence_dir.empty()) {
+    out << "<p class=\"note\">Evidence: <code>" << html_escape(result.evidence_dir.string())
+        << "</code></p>\n";
+  }
+  out << "<h2>Checks</h2>\n"
+      << checks_table(result) << "<h2>Timings</h2>\n"
+      << timings_table(result) << transcript_section(result.evidence_dir) << kPageEnd;
+  return out.str();
+}
+
+// The transports of every run, in the order they first appear.
+std::vector<std::string> transports_of(const std::vector<LabelledRun>& runs) {
+  std::vector<std::string> transports;
+  for (const auto& run : runs) {
+    for (const auto& result : run.run.cases) {
+      if (std::find(transports.begin(), transports.end(), result.transport) == transports.end()) {
+        transports.push_back(result.transport);
+      }
+    }
+  }
+  return transports;
+}
+
+std::string runs_table(const std::vector<LabelledRun>& runs) {
+  std::ostringstream out;
+  out << "<table>\n<thead><tr><th>client</th><th>driver</th><th>revision</th><th>mode</th>"
+         "<th>started</th><th>result</th></tr></thead>\n<tbody>\n";
+  for (const auto& [label, run] : runs) {
+    std::string driver;
+    for (const auto& word : run.info.driver_argv) driver += (driver.empty() ? "" : " ") + word;
+    out << "<tr><td>" << html_escape(label) << "</td><td><code>" << html_escape(driver)
+        << "</code></td><td class=\"nowrap\">" << html_escape(run.info.revision) << "</td><td>"
+        << (run.info.strict ? "strict" : "lenient") << "</td><td class=\"nowrap\">"
+        << html_escape(run.started_at) << "</td><td>" << html_escape(closing_line(run))
+        << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  for (const auto& [label, run] : runs) {
+    for (const auto& entry : run.unknown_baseline_entries) {
+      out << "<p class=\"note\">" << html_escape(label)
+          << ": baseline entry names no case or check: <code>" << html_escape(entry)
+          << "</code></p>\n";
+    }
+  }
+  return out.str();
+}
+
+constexpr std::string_view kLegend =
+    "<p class=\"legend\"><span class=\"v-pass\">PASS</span><span class=\"v-non-strict\">"
+    "NON_STRICT</span><span class=\"v-fail\">FAIL</span><span class=\"v-info\">INFORMATIONAL"
+    "</span><span class=\"v-unsupported\">UNSUPPORTED</span><span class=\"v-error\">ERROR</span>"
+    "<span class=\"v-xfail\">expected failure (baseline)</span><span class=\"v-stale\">STALE "
+    "baseline entry</span></p>\n";
+
+std::string matrix(const std::vector<LabelledRun>& runs) {
+  const auto transports = transports_of(runs);
+  using Key = std::pair<std::string, std::string>;  // case id, transport
+  std::map<std::string, std::string> titles;        // sorted rows: case id -> title
+  std::vector<std::map<Key, const CaseResult*>> cells(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& result : runs[i].run.cases) {
+      titles.emplace(result.case_id, result.title);
+      cells[i][{result.case_id, result.transport}] = &result;
+    }
+  }
+  const bool several = runs.size() > 1;
+  std::ostringstream out;
+  out << "<table class=\"matrix\">\n<thead>\n<tr><th" << (several ? " rowspan=\"2\"" : "")
+      << ">case</th>";
+  if (several) {
+    for (const auto& run : runs) {
+      out << "<th class=\"group\" colspan=\"" << transports.size() << "\">"
+          << html_escape(run.label) << "</th>";
+    }
+    out << "</tr>\n<tr>";
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (std::size_t t = 0; t < transports.size(); ++t) {
+      out << "<th" << (t == 0 && several ? " class=\"group\"" : "") << ">"
+          << html_escape(transports[t]) << "</th>";
+    }
+  }
+  out << "</tr>\n</thead>\n<tbody>\n";
+  for (const auto& [id, title] : titles) {
+    out << "<tr><th scope=\"row\"><code>" << html_escape(id) << "</code><span class=\"title\">"
+        << html_escape(title) << "</span></th>";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      for (std::size_t t = 0; t < transports.size(); ++t) {
+        const std::string group = t == 0 && several ? " group" : "";
+        const auto it = cells[i].find({id, transports[t]});
+        if (it == cells[i].end()) {
+          out << "<td class=\"v-none" << group << "\" title=\"not run\">&ndash;</td>";
+          continue;
+        }
+        const Cell cell = cell_of(*it->second);
+        out << "<td class=\"" << cell.css << group << "\"><a href=\""
+            << html_escape(html_case_page(i, transports[t], id).generic_string()) << "\" title=\""
+            << html_escape(one_line(*it->second)) << "\">" << html_escape(cell.text) << "</a></td>";
+      }
+    }
+    out << "</tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  return out.str();
+}
+
+// Every pong latency of a run on one transport, as figures.
+LatencyFigures transport_latency(const RunResult& run, const std::string& transport) {
+  CaseResult all;
+  all.checks.emplace_back();
+  auto& latencies = all.checks.back().latency_ms;
+  for (const auto& result : run.cases) {
+    if (result.transport != transport) continue;
+    for (const auto& check : result.checks) {
+      latencies.insert(latencies.end(), check.latency_ms.begin(), check.latency_ms.end());
+    }
+  }
+  return latency_figures(all);
+}
+
+// Horizontal bars, three per client (p50, p95, max), on one linear scale per transport.
+std::string latency_chart(const std::vector<LabelledRun>& runs, const std::string& transport) {
+  std::vector<LatencyFigures> figures;
+  double top = 0;
+  for (const auto& run : runs) {
+    figures.push_back(transport_latency(run.run, transport));
+    top = std::max(top, figures.back().max);
+  }
+  if (top <= 0) return "";
+  constexpr int kLabelWidth = 170, kMetricWidth = 34, kBarWidth = 360, kValueWidth = 90;
+  constexpr int kRow = 15, kGroupGap = 10;
+  const int width = kLabelWidth + kMetricWidth + kBarWidth + kValueWidth;
+  const int height = static_cast<int>(runs.size()) * (3 * kRow + kGroupGap);
+  const int bar_x = kLabelWidth + kMetricWidth;
+  std::ostringstream svg;
+  svg << "<figure>\n<figcaption><strong>" << html_escape(transport)
+      << "</strong>: pong latency (ms) over every case</figcaption>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\""
+      << html_escape(transport) << " pong latency\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  const std::pair<const char*, const char*> metrics[] = {
+      {"p50", "#0969da"}, {"p95", "#54aeff"}, {"max", "#b6e3ff"}};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const int y0 = static_cast<int>(i) * (3 * kRow + kGroupGap);
+    svg << "<text x=\"0\" y=\"" << y0 + 2 * kRow - 4 << "\">"
+        << html_escape(shorten(runs[i].label, 26)) << "</text>\n";
+    const double values[] = {figures[i].p50, figures[i].p95, figures[i].max};
+    for (int m = 0; m < 3; ++m) {
+      const int y = y0 + m * kRow;
+      const double length = figures[i].count ? std::max(1.0, values[m] / top * kBarWidth) : 0;
+      svg << "<text x=\"" << kLabelWidth << "\" y=\"" << y + 11 << "\" fill=\"#59636e\">"
+          << metrics[m].first << "</text><rect x=\"" << bar_x << "\" y=\"" << y + 2 << "\" width=\""
+          << ms(length) << "\" height=\"" << kRow - 4 << "\" fill=\"" << metrics[m].second
+          << "\"/><text x=\"" << ms(bar_x + length + 4) << "\" y=\"" << y + 11 << "\">"
+          << (figures[i].count ? ms(values[m]) : "no pongs") << "</text>\n";
+    }
+  }
+  svg << "<line x1=\"" << bar_x << "\" y1=\"0\" x2=\"" << bar_x << "\" y2=\"" << height
+      << "\" stroke=\"#59636e\"/>\n</svg>\n</figure>\n";
+  return svg.str();
+}
+
+std::string render_index(const std::vector<LabelledRun>& runs) {
+  std::ostringstream out;
+  out << page_start("mcp-ping-conformance report") << "<h1>mcp-ping-conformance</h1>\n"
+      << "<p class=\"sub\">Version "
+      << html_escape(runs.empty() ? "" : runs.front().run.info.suite_version)
+      << ". Each cell links to the case's checks and transcript.</p>\n<h2 id=\"runs\">Runs</h2>\n"
+      << runs_table(runs) << "<h2 id=\"cases\">Cases</h2>\n"
+      << kLegend << matrix(runs);
+  std::string charts;
+  for (const auto& transport : transports_of(runs)) charts += latency_chart(runs, transport);
+  if (!charts.empty()) out << "<h2 id=\"latency\">Pong latency</h2>\n" << charts;
+  out << kPageEnd;
+  return out.str();
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) { return xml_escape(std::string(text)); }
+
+fs::path html_case_page(std::size_t client, const std::string& transport,
+                        const std::string& case_id) {
+  fs::path page = fs::path("cases") / std::to_string(client) / path_part(transport);
+  std::size_t start = 0;
+  for (std::size_t slash; (slash = case_id.find('/', start)) != std::string::npos;
+       start = slash + 1) {
+    page /= path_part(std::string_view(case_id).substr(start, slash - start));
+  }
+  return page / (path_part(std::string_view(case_id).substr(start)) + ".html");
+}
+
+void write_html_report(const std::vector<LabelledRun>& runs, const fs::path& dir) {
+  fs::remove_all(dir / "cases");  // pages of an earlier report must not linger
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& result : runs[i].run.cases) {
+      const fs::path page = html_case_page(i, result.transport, result.case_id);
+      std::string index_href;
+      for (auto part = std::next(page.begin()); part != page.end(); ++part) index_href += "../";
+      write_text(dir / page, render_case_page(runs[i].label, result, index_href + "index.html"));
+    }
+  }
+  write_text(dir / "index.html", render_index(runs));
+}
+
+}  // namespace mcpping

@@ -1,0 +1,148 @@
+#include "reports/html.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "test_runs.hpp"
+
+namespace mcpping {
+namespace {
+
+namespace fs = std::filesystem;
+using test::make_case;
+using test::make_check;
+using test::make_run;
+
+fs::path fresh_dir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / "mcp-ping-html-test" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(HtmlReport, CasePagePathsStayInsideTheReportFolder) {
+  EXPECT_EQ(html_case_page(1, "stdio", "ping/id/beyond-2^53"),
+            fs::path("cases/1/stdio/ping/id/beyond-2_5e53.html"));
+  EXPECT_EQ(html_case_page(0, "../..", "../x"), fs::path("cases/0/_2e_2e_2f_2e_2e/_2e_2e/x.html"));
+  EXPECT_EQ(html_case_page(0, "", "a//b_c"), fs::path("cases/0/_/a/_/b_5fc.html"));
+}
+
+TEST(HtmlReport, ClientDataRendersAsText) {
+  const auto dir = fresh_dir("escape");
+  auto check = make_check("ping/idle:pong", Verdict::Fail);
+  check.actual = "got <script>alert(1)</script>";
+  check.spec[0].url = "javascript:alert(1)";
+  auto result = make_case("ping/idle", {check});
+  result.evidence_dir = dir / "evidence";
+  fs::create_directories(result.evidence_dir);
+  std::ofstream(result.evidence_dir / "transcript.txt")
+      << "<- {\"x\":\"<script>alert(2)</script>\"}\n";
+  write_html_report({{"<b>client</b>", make_run({result})}}, dir / "html");
+
+  const std::string page = read_text(dir / "html" / html_case_page(0, "stdio", "ping/idle"));
+  EXPECT_EQ(page.find("<script"), std::string::npos) << page;
+  EXPECT_NE(page.find("got &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(2)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("href=\"javascript:"), std::string::npos) << page;
+  const std::string index = read_text(dir / "html" / "index.html");
+  EXPECT_EQ(index.find("<b>client"), std::string::npos);
+  EXPECT_NE(index.find("&lt;b&gt;client&lt;/b&gt;"), std::string::npos);
+}
+
+TEST(HtmlReport, MatrixColoursEachCellAndLinksItsPage) {
+  const auto dir = fresh_dir("matrix");
+  auto expected = make_case("ping/b", {make_check("ping/b:pong", Verdict::Fail)}, "sse");
+  expected.expectation = CaseResult::Expectation::kExpectedFailure;
+  auto stale =
+      make_case("ping/id/beyond-2^53", {make_check("ping/id/beyond-2^53:pong", Verdict::Pass)});
+  stale.expectation = CaseResult::Expectation::kStale;
+  const std::vector<LabelledRun> runs = {
+      {"reference",
+       make_run({make_case("ping/b", {make_check("ping/b:pong", Verdict::Fail)}),
+                 make_case("ping/b", {make_check("ping/b:pong", Verdict::NonStrict)}, "sse")})},
+      {"other", make_run({expected, stale})}};
+  write_html_report(runs, dir);
+  const std::string index = read_text(dir / "index.html");
+  EXPECT_NE(index.find("<th class=\"group\" colspan=\"2\">reference</th>"), std::string::npos)
+      << index;
+  EXPECT_NE(index.find("<td class=\"v-fail group\"><a href=\"cases/0/stdio/ping/b.html\""),
+            std::string::npos)
+      << index;
+  EXPECT_NE(index.find("<td class=\"v-non-strict\"><a href=\"cases/0/sse/ping/b.html\""),
+            std::string::npos);
+  EXPECT_NE(index.find("class=\"v-xfail\"><a href=\"cases/1/sse/ping/b.html\""), std::string::npos);
+  EXPECT_NE(index.find("cases/1/stdio/ping/id/beyond-2_5e53.html\" title=\"listed in the "
+                       "baseline, but passed: \">STALE</a>"),
+            std::string::npos);
+  EXPECT_NE(index.find("<td class=\"v-none\" title=\"not run\">"), std::string::npos);
+  for (const auto& page : {html_case_page(0, "stdio", "ping/b"), html_case_page(1, "sse", "ping/b"),
+                           html_case_page(1, "stdio", "ping/id/beyond-2^53")}) {
+    EXPECT_TRUE(fs::exists(dir / page)) << page;
+  }
+  const std::string deep = read_text(dir / html_case_page(1, "stdio", "ping/id/beyond-2^53"));
+  EXPECT_NE(deep.find("<a href=\"../../../../../index.html\">"), std::string::npos);
+}
+
+TEST(HtmlReport, CasePageShowsChecksSpecTimingsAndTranscript) {
+  const auto dir = fresh_dir("case");
+  auto check = make_check("ping/idle:pong", Verdict::Pass);
+  check.latency_ms = {0.25, 0.5};
+  auto result = make_case("ping/idle", {check});
+  result.description = "The server pings an idle client.";
+  result.duration_ms = 812.5;
+  result.evidence_dir = dir / "evidence";
+  fs::create_directories(result.evidence_dir);
+  std::ofstream(result.evidence_dir / "transcript.txt") << "0.000 -> ping\n0.250 <- pong\n";
+  write_html_report({{"client", make_run({result})}}, dir / "html");
+  const std::string page = read_text(dir / "html" / html_case_page(0, "stdio", "ping/idle"));
+  EXPECT_NE(page.find("<p>The server pings an idle client.</p>"), std::string::npos);
+  EXPECT_NE(page.find("<a href=\"https://spec.example/ping\">\u201cThe receiver MUST respond "
+                      "promptly with an empty response\u201d</a>"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<td class=\"text\">pong within 2000 ms</td>"), std::string::npos);
+  EXPECT_NE(page.find("812.50 ms"), std::string::npos);
+  EXPECT_NE(page.find("p50 0.25 ms, p95 0.50 ms, max 0.50 ms"), std::string::npos);
+  EXPECT_NE(page.find("0.000 -&gt; ping\n0.250 &lt;- pong\n</pre>"), std::string::npos);
+  const std::string index = read_text(dir / "html" / "index.html");
+  EXPECT_NE(index.find("<svg"), std::string::npos);
+  EXPECT_NE(index.find(">0.50</text>"), std::string::npos) << index;
+}
+
+TEST(HtmlReport, LongTranscriptsAreCutAtALineWithANote) {
+  const auto dir = fresh_dir("long");
+  auto result = make_case("ping/burst", {make_check("ping/burst:pong", Verdict::Pass)});
+  result.evidence_dir = dir / "evidence";
+  fs::create_directories(result.evidence_dir);
+  {
+    std::ofstream out(result.evidence_dir / "transcript.txt");
+    const std::string line(99, 'x');
+    for (int i = 0; i < 30000; ++i) out << line << "\n";  // 3 MB
+  }
+  write_html_report({{"client", make_run({result})}}, dir / "html");
+  const std::string page = read_text(dir / "html" / html_case_page(0, "stdio", "ping/burst"));
+  EXPECT_NE(page.find("The first 2 MiB of"), std::string::npos);
+  EXPECT_LT(page.size(), 2u * 1024 * 1024 + 20000);
+  EXPECT_NE(page.find("x\n</pre>"), std::string::npos);
+}
+
+TEST(HtmlReport, MissingTranscriptIsNoted) {
+  const auto dir = fresh_dir("missing");
+  auto result = make_case("ping/idle", {make_check("ping/idle:pong", Verdict::Pass)});
+  result.evidence_dir = dir / "gone";
+  write_html_report({{"client", make_run({result})}}, dir / "html");
+  const std::string page = read_text(dir / "html" / html_case_page(0, "stdio", "ping/idle"));
+  EXPECT_NE(page.find("No transcript at <code>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mcpping
