@@ -110,6 +110,11 @@ function(mcp_ping_conformance_add_tests)
       endif()
     endif()
     string(REGEX REPLACE "/.*" "" area "${id}")
+    # Cases whose verdict depends on CPU time run alone (the fixture's "exclusive").
+    set(serial FALSE)
+    if(content MATCHES "\"exclusive\"[ \t]*:[ \t]*true")
+      set(serial TRUE)
+    endif()
     math(EXPR last "${transport_count} - 1")
     foreach(index RANGE ${last})
       string(JSON transport GET "${transports_json}" ${index})
@@ -127,6 +132,7 @@ function(mcp_ping_conformance_add_tests)
       set_tests_properties("${test_name}" PROPERTIES
         LABELS "mcp-ping-conformance;${transport};${level};${area};${arg_LABELS}"
         SKIP_RETURN_CODE 77
+        RUN_SERIAL ${serial}
         TIMEOUT ${timeout}
         ATTACHED_FILES_ON_FAIL
           "${arg_REPORT_DIR}/${transport}/${id}/cases/${transport}/${id}/transcript.txt")

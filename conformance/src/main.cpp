@@ -94,6 +94,22 @@ void print_ctest_measurements(const RunResult& result, std::ostream& out) {
   }
 }
 
+// 127 is the contract's "unsupported", and also what a shell returns for a command it cannot
+// find: a driver whose interpreter is missing would pass the pre-check and make every case
+// UNSUPPORTED. Say so rather than let a green run hide it.
+void warn_if_driver_never_ran(const RunResult& result) {
+  const bool all_127 =
+      !result.cases.empty() &&
+      std::all_of(result.cases.begin(), result.cases.end(), [](const CaseResult& c) {
+        return c.verdict == Verdict::Unsupported && c.reason.rfind("the driver exited 127", 0) == 0;
+      });
+  if (all_127) {
+    std::cerr << "mcp-ping-conformance: warning: the driver exited 127 in every case. 127 is also "
+                 "a shell's \"command not found\": check that the driver and its interpreter "
+                 "run (see its client.stderr).\n";
+  }
+}
+
 // After the progress lines: what the baseline changed.
 void print_baseline_outcome(const RunResult& result, std::ostream& out) {
   for (const auto& c : result.cases) {
@@ -316,6 +332,7 @@ int run(const RunOptions& options) {
             << (setup.report_dir / "cases").string() << "\n";
 
   if (options.ctest_measurements) print_ctest_measurements(result, std::cout);
+  warn_if_driver_never_ran(result);
 
   const VerdictCounts counts = count_verdicts(result.cases);
   if (counts.error > 0) return kExitUsage;

@@ -86,7 +86,7 @@ void precheck_driver(const SuiteSetup& setup, const std::string& transport) {
   }
   std::string message =
       "the driver failed the pre-check: given the op \"__unsupported__\" it must "
-      "exit 127 (DRIVER-CONTRACT.md), but it ";
+      "exit 127 (docs/driver-contract.md), but it ";
   message += outcome.kind == ChildOutcome::Kind::kSpawnFailed ? describe(outcome)
                                                               : "ended with " + describe(outcome);
   const std::string out = head_of(spec.stdout_file, 600);
@@ -101,24 +101,33 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   RunResult run;
   run.cases.resize(cases.size());
   const auto started = std::chrono::steady_clock::now();
-  std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex output;
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < cases.size(); i = next++) {
-      CaseResult result = run_case(cases[i], setup);
-      const std::lock_guard lock(output);
-      ++done;
-      out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
-      run.cases[i] = std::move(result);
-    }
+  const auto run_one = [&](std::size_t i) {
+    CaseResult result = run_case(cases[i], setup);
+    const std::lock_guard lock(output);
+    ++done;
+    out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
+    run.cases[i] = std::move(result);
   };
-  const unsigned jobs =
-      std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(cases.size())));
-  std::vector<std::thread> threads;
-  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();
-  for (auto& thread : threads) thread.join();
+  // Cases in parallel first, then the exclusive ones one at a time (Scenario::exclusive).
+  std::vector<std::size_t> shared, alone;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    (cases[i].scenario->exclusive ? alone : shared).push_back(i);
+  }
+  const auto run_all = [&](const std::vector<std::size_t>& order, unsigned jobs) {
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&] {
+      for (std::size_t k = next++; k < order.size(); k = next++) run_one(order[k]);
+    };
+    jobs = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(order.size())));
+    std::vector<std::thread> threads;
+    for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    worker();
+    for (auto& thread : threads) thread.join();
+  };
+  run_all(shared, options.jobs);
+  run_all(alone, 1);
   run.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;

@@ -15,7 +15,7 @@ namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
     "title",        "description",   "catches", "transports",    "revisions",
-    "driver_steps", "driver_checks", "script",  "deadline_kill", "http"};
+    "driver_steps", "driver_checks", "script",  "deadline_kill", "http", "exclusive"};
 
 const std::vector<std::string> kDriverOps = {"connect", "call_tool", "list_tools",
                                              "ping",    "idle",      "close"};
@@ -665,6 +665,10 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
     }
   }
 
+  if (root.contains("exclusive")) {
+    if (!root["exclusive"].is_boolean()) c.fail("/exclusive", "must be true or false");
+    s.exclusive = root["exclusive"].get<bool>();
+  }
   if (root.contains("deadline_kill")) {
     const auto kill = c.string(root["deadline_kill"], "/deadline_kill");
     if (kill == "FAIL") {

@@ -91,6 +91,9 @@ struct Scenario {
   std::vector<DriverCheck> driver_checks;
   Json script;                        // array of steps, as in the file
   Level deadline_kill = Level::Must;  // Must: a hung driver is FAIL; Info: INFORMATIONAL
+  // Runs alone, never beside other cases: its verdict depends on CPU time (a burst of pongs
+  // judged against the cap), which other cases on a small machine would take away.
+  bool exclusive = false;
   Json http;                          // the optional top-level "http" object, else null
   // Every check the script declares, in script order (driver checks not included).
   std::vector<CheckDef> script_checks;

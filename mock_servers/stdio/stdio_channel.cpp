@@ -93,7 +93,10 @@ void StdioChannel::wake() {
 void StdioChannel::push(Incoming in) {
   std::unique_lock lock(mutex_);
   drained_.wait(lock, [&] { return queued_bytes_ < kQueueLimitBytes || stopping_; });
-  if (in.kind == Incoming::Kind::Eof) ended_ = true;
+  if (in.kind == Incoming::Kind::Eof) {
+    ended_ = true;
+    released_.notify_all();  // a reader that ended holds no pipe open either
+  }
   queued_bytes_ += in.text.size();
   queue_.push_back(std::move(in));
   arrived_.notify_all();
@@ -122,6 +125,7 @@ void StdioChannel::reader_loop() {
       if (stopping_) break;
       if (input_closed_ && reading) {
         reading = false;
+        release_input();
         continue;
       }
     }
@@ -142,6 +146,7 @@ void StdioChannel::reader_loop() {
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (input_closed_) {
       reading = false;  // what is read now comes from /dev/null
+      release_input();
       continue;
     }
     const auto now = Clock::now();
@@ -232,6 +237,16 @@ void StdioChannel::close_input() {
   input_closed_ = true;
   retire_fd(in_fd_);
   wake();
+  // The step is done only when the client's writes fail: wait (bounded) until the reader has
+  // left its poll() on the old pipe, which holds the read end open until it returns.
+  std::unique_lock lock(mutex_);
+  released_.wait_for(lock, std::chrono::seconds(2), [&] { return input_released_ || ended_; });
+}
+
+void StdioChannel::release_input() {
+  const std::lock_guard lock(mutex_);
+  input_released_ = true;
+  released_.notify_all();
 }
 
 void StdioChannel::close_output() {

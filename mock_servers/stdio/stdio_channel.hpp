@@ -38,6 +38,7 @@ class StdioChannel : public Channel {
   void reader_loop();
   void push(Incoming in);
   void wake();
+  void release_input();
 
   const int in_fd_, out_fd_, err_fd_;
   const std::size_t line_cap_;
@@ -52,6 +53,10 @@ class StdioChannel : public Channel {
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> input_closed_{false};
+  // Set by the reader once it no longer waits on our stdin: only then is the pipe's read end
+  // really closed (a thread blocked in poll() on it keeps it open).
+  bool input_released_ = false;
+  std::condition_variable released_;
   std::mutex out_mutex_;
   bool output_closed_ = false;
 };
