@@ -85,7 +85,7 @@ const BrokenCase kBrokenCases[] = {
     {"unknown-top-level",
      "/scripts: unknown field \"scripts\" (known: title, description, catches, transports, "
      "revisions, "
-     "driver_steps, driver_checks, script, deadline_kill, http)"},
+     "driver_steps, driver_checks, script, deadline_kill, http, exclusive)"},
     {"reserved-check-id",
      "/script/3/check/id: \"transport:line-too-long\" is reserved for the mock server's own "
      "checks"},
