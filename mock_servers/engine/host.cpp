@@ -1,0 +1,99 @@
+#include "engine/host.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/scenario.hpp"
+
+namespace mcpping {
+
+std::optional<HostArgs> parse_host_args(int argc, char** argv) {
+  HostArgs args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--script" || arg == "--evidence-dir") && i + 1 < argc) {
+      (arg == "--script" ? args.script : args.evidence_dir) = argv[++i];
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (args.script.empty() || args.evidence_dir.empty()) return std::nullopt;
+  return args;
+}
+
+namespace {
+
+sigset_t shutdown_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+}  // namespace
+
+void prepare_host_signals() {
+  ::signal(SIGPIPE, SIG_IGN);
+  const sigset_t set = shutdown_signals();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void write_pid_file(const std::filesystem::path& evidence_dir) {
+  std::ofstream pid_file(evidence_dir / "mock.pid");
+  pid_file << ::getpid() << "\n";
+}
+
+nlohmann::json load_resolved_script(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw FixtureError(file, "", "cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto resolved = nlohmann::json::parse(text.str(), nullptr, false);
+  if (resolved.is_discarded()) throw FixtureError(file, "", "not valid JSON");
+  validate_resolved_script(resolved, file);
+  return resolved;
+}
+
+Clock::time_point case_deadline_of(const nlohmann::json& resolved) {
+  const auto ms = resolved["timeouts"]["case_deadline_ms"].get<double>();
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+}
+
+ShutdownWatcher::ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog,
+                                 std::string stuck_reason)
+    : transcript_(transcript),
+      watchdog_(watchdog),
+      stuck_reason_(std::move(stuck_reason)),
+      thread_([this] { loop(); }) {}
+
+ShutdownWatcher::~ShutdownWatcher() {
+  done_ = true;
+  thread_.join();
+}
+
+void ShutdownWatcher::loop() {
+  const sigset_t set = shutdown_signals();
+  const timespec slice{0, 100 * 1000 * 1000};
+  while (!done_) {
+    const int sig = ::sigtimedwait(&set, nullptr, &slice);
+    if (sig > 0) {
+      const std::string name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
+      transcript_.event("received " + name);
+      transcript_.end(name);
+      ::_exit(0);
+    }
+    if (Clock::now() > watchdog_ && !done_) {
+      transcript_.event(stuck_reason_);
+      transcript_.end("deadline");
+      ::_exit(0);
+    }
+  }
+}
+
+}  // namespace mcpping

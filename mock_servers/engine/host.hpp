@@ -1,0 +1,63 @@
+// What every mock server executable does around the interpreter, whatever its transport:
+// its command line, shutdown signals, the watchdog, the pid file and the script file.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/channel.hpp"
+#include "engine/transcript.hpp"
+
+namespace mcpping {
+
+inline constexpr int kHostBadInput = 2;
+
+struct HostArgs {
+  std::string script;
+  std::string evidence_dir;
+};
+
+// `--script FILE --evidence-dir DIR`; nullopt for anything else.
+std::optional<HostArgs> parse_host_args(int argc, char** argv);
+
+// SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
+// and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take.
+// Call before starting any thread.
+void prepare_host_signals();
+
+// `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
+void write_pid_file(const std::filesystem::path& evidence_dir);
+
+// Reads and validates a resolved script; throws FixtureError naming the file.
+nlohmann::json load_resolved_script(const std::string& file);
+
+// The case deadline of a resolved script, from now.
+Clock::time_point case_deadline_of(const nlohmann::json& resolved);
+
+// Ends the process at once on SIGTERM/SIGINT/SIGHUP, or when the watchdog time passes (a
+// write blocked on a client that stopped reading), recording why: the main thread may be
+// stuck where it cannot notice.
+class ShutdownWatcher {
+ public:
+  ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog, std::string stuck_reason);
+  ~ShutdownWatcher();
+  ShutdownWatcher(const ShutdownWatcher&) = delete;
+  ShutdownWatcher& operator=(const ShutdownWatcher&) = delete;
+
+ private:
+  void loop();
+
+  Transcript& transcript_;
+  Clock::time_point watchdog_;
+  std::string stuck_reason_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace mcpping
