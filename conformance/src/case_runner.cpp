@@ -45,20 +45,48 @@ std::string read_file(const fs::path& file) {
   return text.str();
 }
 
-// A shell line that reruns the case by hand, for the evidence folder.
-std::string reproduce_script(const DriverInvocation& invocation) {
-  const auto quote = [](const std::string& word) {
-    std::string out = "'";
-    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A script that reruns the case by hand, for the evidence folder. Over stdio the client
+// starts the mock server itself. Over HTTP the server the runner started is gone: the script
+// starts a new one on the same resolved script, evidence in a fresh folder, and hands its
+// URL to the driver in place of the old one.
+std::string reproduce_script(const DriverInvocation& invocation, const std::string& old_url,
+                             const fs::path& http_server, const fs::path& script_file) {
+  std::string script = "#!/bin/sh\n# Reruns this case's driver against the same script.\nset -eu\n";
+  const auto with_url = [&](const std::string& text) {
+    if (old_url.empty()) return shell_quote(text);
+    std::string quoted;
+    std::size_t from = 0;
+    for (std::size_t at; (at = text.find(old_url, from)) != std::string::npos;
+         from = at + old_url.size()) {
+      quoted += shell_quote(text.substr(from, at - from)) + "\"$url\"";
+    }
+    return quoted + shell_quote(text.substr(from));
   };
-  std::string script = "#!/bin/sh\n# Reruns this case's driver against the same script.\n";
-  for (const auto& [name, value] : invocation.env) {
-    script += "export " + name + "=" + quote(value) + "\n";
+  if (!old_url.empty()) {
+    script += "out=$(mktemp -d)\n";
+    script += shell_quote(http_server.string()) + " --script " + shell_quote(script_file.string()) +
+              " --evidence-dir \"$out\" >\"$out/url\" &\n";
+    script += "server=$!\ntrap 'kill $server 2>/dev/null || true' EXIT\n";
+    script += "for _ in $(seq 1 100); do [ -s \"$out/url\" ] && break; sleep 0.1; done\n";
+    script += "url=$(sed -n 's/.*\"url\":\"\\([^\"]*\\)\".*/\\1/p' \"$out/url\")\n";
+    script +=
+        "[ -n \"$url\" ] || { echo \"the mock server did not start: see $out\" >&2; exit 2; }\n";
+    script += "echo \"mock server at $url, evidence in $out\" >&2\n";
   }
-  script += "exec";
-  for (const auto& word : invocation.argv) script += " " + quote(word);
-  return script + "\n";
+  for (const auto& [name, value] : invocation.env) {
+    script += "export " + name + "=" + with_url(value) + "\n";
+  }
+  script += old_url.empty() ? "exec" : "status=0\n";
+  std::string command;
+  for (const auto& word : invocation.argv) command += " " + with_url(word);
+  if (old_url.empty()) return script + command + "\n";
+  return script + command.substr(1) + " || status=$?\nexit $status\n";
 }
 
 // The mock server normally exits with the client. One the client left running (in another
@@ -145,7 +173,10 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     }
     const DriverInvocation invocation = make_invocation(
         setup.driver_argv, scenario.id, planned.transport, setup.revision, server, steps);
-    write_file(dir / "reproduce.sh", reproduce_script(invocation));
+    write_file(dir / "reproduce.sh", reproduce_script(invocation, server.value("url", ""),
+                                                      setup.mock_http_server, script_file));
+    fs::permissions(dir / "reproduce.sh", fs::perms::owner_exec | fs::perms::group_exec,
+                    fs::perm_options::add);
 
     SpawnSpec spec;
     spec.argv = invocation.argv;

@@ -1,6 +1,8 @@
 // The runner end to end against drivers that misbehave: hangs, garbage, lies.
 #include <dirent.h>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "selftest_support.hpp"
@@ -78,6 +80,29 @@ TEST(RunnerSafety, RevisionWithoutPingMakesCasesUnsupported) {
   EXPECT_EQ(run.outcome.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("UNSUPPORTED"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("not 2026-07-28"), std::string::npos) << run.output;
+}
+
+// Regression: an HTTP case's reproduce.sh pointed the driver at the runner's server, which is
+// gone by then; it must start its own mock server on the saved script.
+TEST(RunnerSafety, ReproduceScriptRerunsAnHttpCase) {
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/while-awaiting", "--transport", "streamable-http"},
+                 {MCP_PING_BROKEN_CLIENT});
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.output;
+  const auto dir = run.report_dir / "cases" / "streamable-http" / "ping" / "while-awaiting";
+  SpawnSpec spec;
+  spec.argv = {(dir / "reproduce.sh").string()};
+  spec.stdout_file = run.report_dir / "reproduce.stdout";
+  spec.stderr_file = run.report_dir / "reproduce.stderr";
+  spec.deadline = std::chrono::seconds(60);
+  const auto outcome = run_child(spec);
+  EXPECT_EQ(outcome.exit_code, 0) << read_text(spec.stderr_file);
+  const std::string out = read_text(spec.stdout_file);
+  EXPECT_NE(out.find("\"op\":\"call_tool\""), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"ok\":false"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3) << out;
+  EXPECT_NE(read_text(spec.stderr_file).find("mock server at http://127.0.0.1:"),
+            std::string::npos);
 }
 
 TEST(RunnerSafety, ScenarioGlobMatchingNothingIsAUsageError) {
