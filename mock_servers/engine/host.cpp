@@ -1,8 +1,10 @@
 #include "engine/host.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -46,6 +48,25 @@ void prepare_host_signals() {
 void write_pid_file(const std::filesystem::path& evidence_dir) {
   std::ofstream pid_file(evidence_dir / "mock.pid");
   pid_file << ::getpid() << "\n";
+}
+
+std::size_t write_stderr_bounded(int fd, std::string_view bytes, std::stop_token stop) {
+  std::size_t written = 0;
+  while (written < bytes.size() && !stop.stop_requested()) {
+    pollfd ready_fd{fd, POLLOUT, 0};
+    const int ready = ::poll(&ready_fd, 1, 50);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (ready_fd.revents & (POLLERR | POLLHUP | POLLNVAL)) break;
+    const auto piece = std::min<std::size_t>(4096, bytes.size() - written);
+    const auto n = ::write(fd, bytes.data() + written, piece);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return written;
 }
 
 nlohmann::json load_resolved_script(const std::string& file) {

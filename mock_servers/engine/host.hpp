@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +35,11 @@ void prepare_host_signals();
 
 // `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
 void write_pid_file(const std::filesystem::path& evidence_dir);
+
+// Writes to a stderr-like descriptor in short poll slices, so that a client that never
+// drains the pipe cannot hold the writer past `stop`. At most one pipe page per write: a
+// pipe that polls writable takes it without blocking. Returns the bytes written.
+std::size_t write_stderr_bounded(int fd, std::string_view bytes, std::stop_token stop);
 
 // Reads and validates a resolved script; throws FixtureError naming the file.
 nlohmann::json load_resolved_script(const std::string& file);

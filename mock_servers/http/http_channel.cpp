@@ -10,6 +10,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "engine/host.hpp"
 #include "engine/interpreter.hpp"
 #include "engine/pattern.hpp"
 #include "engine/scenario.hpp"
@@ -51,31 +52,11 @@ Json rpc_error(int code, const std::string& message) {
   return Json{{"jsonrpc", "2.0"}, {"error", {{"code", code}, {"message", message}}}};
 }
 
-// The accepted socket a request came on, found by its peer port: httplib 0.11 does not
-// expose it, and a "reset" fault must abort that very connection.
-int connection_fd(int server_port, int peer_port) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
-    int fd = -1;
-    try {
-      fd = std::stoi(entry.path().filename().string());
-    } catch (const std::exception&) {
-      continue;
-    }
-    sockaddr_in local{}, peer{};
-    socklen_t local_len = sizeof local, peer_len = sizeof peer;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) != 0 ||
-        ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0 ||
-        local.sin_family != AF_INET || peer.sin_family != AF_INET)
-      continue;
-    if (ntohs(local.sin_port) == server_port && ntohs(peer.sin_port) == peer_port) return fd;
-  }
-  return -1;
-}
-
-// httplib 0.11 listens with a backlog of 5 (compiled into the library): a burst of clients
-// would overflow it. listen() again on the same socket raises it.
-void raise_backlog(int server_port) {
+// Calls `visit(fd, peer_port)` for every IPv4 socket of this process bound to `server_port`;
+// peer_port is 0 for the listening socket. httplib 0.11 exposes neither its listening nor its
+// accepted sockets, and both are needed below.
+template <typename Visit>
+void for_each_server_socket(int server_port, Visit&& visit) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
     int fd = -1;
@@ -89,8 +70,30 @@ void raise_backlog(int server_port) {
     if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) != 0 ||
         local.sin_family != AF_INET || ntohs(local.sin_port) != server_port)
       continue;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) ::listen(fd, 1024);
+    const bool connected = ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) == 0;
+    if (!visit(fd, connected ? ntohs(peer.sin_port) : 0)) return;
   }
+}
+
+// The accepted socket a request came on, found by its peer port: a "reset" fault must abort
+// that very connection.
+int connection_fd(int server_port, int peer_port) {
+  int found = -1;
+  for_each_server_socket(server_port, [&](int fd, int peer) {
+    if (peer != peer_port) return true;
+    found = fd;
+    return false;
+  });
+  return found;
+}
+
+// httplib 0.11 listens with a backlog of 5 (compiled into the library): a burst of clients
+// would overflow it. listen() again on the same socket raises it.
+void raise_backlog(int server_port) {
+  for_each_server_socket(server_port, [](int fd, int peer) {
+    if (peer == 0) ::listen(fd, 1024);
+    return true;
+  });
 }
 
 }  // namespace
@@ -873,22 +876,7 @@ SendResult HttpChannel::send_raw(const std::string& bytes, std::size_t chunk,
 }
 
 std::size_t HttpChannel::write_stderr(std::string_view bytes, std::stop_token stop) {
-  std::size_t written = 0;
-  while (written < bytes.size() && !stop.stop_requested()) {
-    pollfd fd{STDERR_FILENO, POLLOUT, 0};
-    const int ready = ::poll(&fd, 1, 50);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    if (fd.revents & (POLLERR | POLLHUP | POLLNVAL)) break;
-    const auto piece = std::min<std::size_t>(4096, bytes.size() - written);
-    const auto n = ::write(STDERR_FILENO, bytes.data() + written, piece);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  return written;
+  return write_stderr_bounded(STDERR_FILENO, bytes, stop);
 }
 
 }  // namespace mcpping

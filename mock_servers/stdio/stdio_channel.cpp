@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/host.hpp"
+
 namespace mcpping {
 
 namespace {
@@ -256,24 +258,7 @@ void StdioChannel::close_output() {
 }
 
 std::size_t StdioChannel::write_stderr(std::string_view bytes, std::stop_token stop) {
-  std::size_t written = 0;
-  while (written < bytes.size() && !stop.stop_requested()) {
-    // Poll in short slices so a client that never drains stderr cannot hold us past a stop.
-    pollfd fd{err_fd_, POLLOUT, 0};
-    const int ready = ::poll(&fd, 1, 50);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    if (fd.revents & (POLLERR | POLLHUP | POLLNVAL)) break;
-    // At most one pipe page per write: a pipe that polls writable takes it without blocking.
-    const auto piece = std::min<std::size_t>(4096, bytes.size() - written);
-    const auto n = ::write(err_fd_, bytes.data() + written, piece);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  return written;
+  return write_stderr_bounded(err_fd_, bytes, stop);
 }
 
 }  // namespace mcpping
