@@ -51,6 +51,15 @@ suite error.
 
 namespace {
 
+// "--name=value" becomes "--name" and returns "value"; any other word is left as it is.
+std::optional<std::string> split_inline_value(std::string& word) {
+  const auto eq = word.find('=');
+  if (word.rfind("--", 0) != 0 || eq == std::string::npos) return std::nullopt;
+  std::string value = word.substr(eq + 1);
+  word.resize(eq);
+  return value;
+}
+
 class Words {
  public:
   explicit Words(const std::vector<std::string>& args) : args_(args) {}
@@ -114,11 +123,7 @@ Command parse_table(Words& words) {
   command.kind = Command::Kind::kTable;
   while (!words.done()) {
     std::string word = words.next();
-    std::optional<std::string> inline_value;
-    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-    }
+    std::optional<std::string> inline_value = split_inline_value(word);
     if (word != "--column") throw UsageError("table: unknown option '" + word + "'");
     command.table.columns.push_back(parse_column(words.value_of(word, inline_value)));
   }
@@ -131,11 +136,7 @@ Command parse_merge(Words& words) {
   command.kind = Command::Kind::kMerge;
   while (!words.done()) {
     std::string word = words.next();
-    std::optional<std::string> inline_value;
-    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-    }
+    std::optional<std::string> inline_value = split_inline_value(word);
     if (word == "--column") {
       command.merge.columns.push_back(parse_column(words.value_of(word, inline_value)));
     } else if (word == "--output" || word == "-o") {
@@ -160,11 +161,7 @@ Command parse_baseline(Words& words) {
   bool from = false;
   while (!words.done()) {
     std::string word = words.next();
-    std::optional<std::string> inline_value;
-    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-    }
+    std::optional<std::string> inline_value = split_inline_value(word);
     if (word == "--from") {
       command.baseline.from = words.value_of(word, inline_value);
       from = true;
@@ -207,11 +204,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
       saw_separator = true;
       break;
     }
-    std::optional<std::string> inline_value;
-    if (const auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-    }
+    std::optional<std::string> inline_value = split_inline_value(word);
     const auto value = [&] { return words.value_of(word, inline_value); };
     if (word == "--help" || word == "-h") {
       command.kind = Command::Kind::kHelp;
