@@ -181,37 +181,38 @@ Incoming StdioChannel::receive(Clock::time_point deadline) {
   return in;
 }
 
-SendResult StdioChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
-  const std::lock_guard lock(out_mutex_);
-  SendResult result;
+// Writes `bytes` (in `chunk`-byte writes, 0: as few as possible) and records the outcome
+// for `frames` frames carried by them. Call with out_mutex_ held.
+bool StdioChannel::write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
+                                SendResult& result) {
   if (output_closed_) {
     result.ok = false;
     result.error = "the script closed the server's stdout";
-    return result;
+    return false;
   }
+  const auto w = write_all(out_fd_, bytes, chunk);
+  if (!w.ok) {
+    result.ok = false;
+    result.error = errno_text(w.err);
+    return false;
+  }
+  result.writes.insert(result.writes.end(), frames, w.writes);
+  result.done.insert(result.done.end(), frames, w.last_write_started);
+  return true;
+}
+
+SendResult StdioChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
+  const std::lock_guard lock(out_mutex_);
+  SendResult result;
   if (options.mode == WriteMode::Coalesced) {
     std::string all;
     for (const auto& f : frames) all += f + "\n";
-    const auto w = write_all(out_fd_, all, 0);
-    if (!w.ok) {
-      result.ok = false;
-      result.error = errno_text(w.err);
-      return result;
-    }
-    result.writes.assign(frames.size(), w.writes);
-    result.done.assign(frames.size(), w.last_write_started);
+    write_locked(all, 0, frames.size(), result);
     return result;
   }
+  const std::size_t chunk = options.mode == WriteMode::Chopped ? options.chunk : 0;
   for (const auto& f : frames) {
-    const auto w =
-        write_all(out_fd_, f + "\n", options.mode == WriteMode::Chopped ? options.chunk : 0);
-    if (!w.ok) {
-      result.ok = false;
-      result.error = errno_text(w.err);
-      return result;
-    }
-    result.writes.push_back(w.writes);
-    result.done.push_back(w.last_write_started);
+    if (!write_locked(f + "\n", chunk, 1, result)) break;
   }
   return result;
 }
@@ -219,19 +220,7 @@ SendResult StdioChannel::send(const std::vector<std::string>& frames, const Send
 SendResult StdioChannel::send_raw(const std::string& bytes, std::size_t chunk, const std::string&) {
   const std::lock_guard lock(out_mutex_);
   SendResult result;
-  if (output_closed_) {
-    result.ok = false;
-    result.error = "the script closed the server's stdout";
-    return result;
-  }
-  const auto w = write_all(out_fd_, bytes, chunk);
-  if (!w.ok) {
-    result.ok = false;
-    result.error = errno_text(w.err);
-    return result;
-  }
-  result.writes.push_back(w.writes);
-  result.done.push_back(w.last_write_started);
+  write_locked(bytes, chunk, 1, result);
   return result;
 }
 

@@ -35,6 +35,8 @@ class StdioChannel : public Channel {
   std::size_t write_stderr(std::string_view bytes, std::stop_token stop) override;
 
  private:
+  bool write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
+                    SendResult& result);
   void reader_loop();
   void push(Incoming in);
   void wake();
