@@ -541,17 +541,23 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
   }
   record_http(req, 200, session);
   push_event("get-stream-opened", {{"stream", "get"}, {"session", session}, {"connected", true}});
-  serve_stream(res, stream, [this, stream, session] {
-    Json meta{{"stream", "get"}, {"session", session}};
-    {
-      const std::lock_guard lock(mutex_);
-      auto& s = sessions_[session];
-      if (s.stream == stream) s.stream.reset();
-      --open_streams_;
-      meta["connected"] = connected_locked();
-    }
-    push_event("get-stream-closed", std::move(meta));
-  });
+  serve_stream(res, stream,
+               [this, stream, session] { release_listening_stream(stream, session, "get"); });
+}
+
+// A session's listening stream (Streamable HTTP's GET stream, legacy SSE's only stream)
+// ended: forget it and tell the script.
+void HttpChannel::release_listening_stream(const std::shared_ptr<SseStream>& stream,
+                                           const std::string& session, const std::string& name) {
+  Json meta{{"stream", name}, {"session", session}};
+  {
+    const std::lock_guard lock(mutex_);
+    auto& s = sessions_[session];
+    if (s.stream == stream) s.stream.reset();
+    --open_streams_;
+    meta["connected"] = connected_locked();
+  }
+  push_event("get-stream-closed", std::move(meta));
 }
 
 void HttpChannel::handle_delete(const httplib::Request& req, httplib::Response& res) {
@@ -593,17 +599,8 @@ void HttpChannel::handle_legacy_get(const httplib::Request& req, httplib::Respon
                            {"data", "/message?sessionId=" + session}},
                           "endpoint event: /message?sessionId=" + session);
   push_event("get-stream-opened", {{"stream", "sse"}, {"session", session}, {"connected", true}});
-  serve_stream(res, stream, [this, stream, session] {
-    Json meta{{"stream", "sse"}, {"session", session}};
-    {
-      const std::lock_guard lock(mutex_);
-      auto& s = sessions_[session];
-      if (s.stream == stream) s.stream.reset();
-      --open_streams_;
-      meta["connected"] = connected_locked();
-    }
-    push_event("get-stream-closed", std::move(meta));
-  });
+  serve_stream(res, stream,
+               [this, stream, session] { release_listening_stream(stream, session, "sse"); });
 }
 
 void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Response& res,

@@ -98,6 +98,8 @@ class HttpChannel : public Channel {
                           const httplib::ContentReader& reader);
   void handle_get(const httplib::Request& req, httplib::Response& res);
   void handle_legacy_get(const httplib::Request& req, httplib::Response& res);
+  void release_listening_stream(const std::shared_ptr<SseStream>& stream,
+                                const std::string& session, const std::string& name);
   void handle_delete(const httplib::Request& req, httplib::Response& res);
   void handle_other(const httplib::Request& req, httplib::Response& res);
 
