@@ -16,9 +16,198 @@
 # Each test runs `mcp-ping-conformance run` for its one case. UNSUPPORTED cases are reported
 # as skipped (SKIP_RETURN_CODE). Labels: mcp-ping-conformance, the transport, the highest
 # level the case checks (must, should, may, info), and the case's area (ping, client-ping, ...).
+#
+# Which cases exist, on which transports, at which level and whether they run alone comes from
+# the runner itself (`mcp-ping-conformance list --json`), never from reading the fixtures here:
+#
+# - Installed runner (find_package, or any IMPORTED mcp-ping-conformance target): it exists at
+#   configure time, so the function runs `list --json` there and calls add_test() directly.
+#   The runner and the fixtures are configure dependencies: a new suite or an edited fixture
+#   reconfigures.
+# - Runner built in the same tree (this project, or the suite added with add_subdirectory):
+#   it does not exist yet at configure time. A build step (target
+#   mcp-ping-conformance-tests-<name>, part of `all`) runs `list --json` once the runner is
+#   built and writes the add_test() calls to a file that ctest includes through the directory
+#   property TEST_INCLUDE_FILES, as gtest_discover_tests() does. Until that step has run, ctest
+#   shows one failing test, <name>/NOT_BUILT.
+#
+# Both ways make the same tests from the same document; the code below that turns the
+# document into tests is shared. This file also runs as a script (cmake -P) for the build step.
+
+# The functions below keep the policies of CMake 3.25 whoever includes them, and in script mode.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.25)
 
 set(MCP_PING_CONFORMANCE_HOSTED_TRANSPORTS stdio streamable-http sse)
 set(_mcp_ping_module_dir "${CMAKE_CURRENT_LIST_DIR}")
+set(_mcp_ping_module_file "${CMAKE_CURRENT_LIST_FILE}")
+
+# `value` as a CMake bracket argument, whatever it holds.
+function(_mcp_ping_bracket value out)
+  set(equals "=")
+  while(value MATCHES "]${equals}]")
+    string(APPEND equals "=")
+  endwhile()
+  set(${out} "[${equals}[${value}]${equals}]" PARENT_SCOPE)
+endfunction()
+
+# Each element of the list named `list_var`, bracket-quoted and space-separated.
+function(_mcp_ping_bracket_list list_var out)
+  set(text "")
+  foreach(item IN LISTS ${list_var})
+    _mcp_ping_bracket("${item}" quoted)
+    string(APPEND text " ${quoted}")
+  endforeach()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# `mcp-ping-conformance list --json` for the selection: the catalogue document.
+function(_mcp_ping_list_json runner fixtures scenarios out)
+  set(command "${runner}" list --json --fixtures "${fixtures}")
+  foreach(glob IN LISTS scenarios)
+    list(APPEND command --scenario "${glob}")
+  endforeach()
+  execute_process(COMMAND ${command}
+    RESULT_VARIABLE status OUTPUT_VARIABLE json ERROR_VARIABLE error)
+  if(NOT status EQUAL 0)
+    list(JOIN command " " shown)
+    message(FATAL_ERROR "mcp_ping_conformance_add_tests: `${shown}` failed (${status}):\n${error}")
+  endif()
+  set(${out} "${json}" PARENT_SCOPE)
+endfunction()
+
+# The tests for the catalogue document `json` as CMake code in `out`, their number in `count`.
+# `form` is CONFIGURE (add_test(NAME ... COMMAND ...), for a CMakeLists.txt) or CTEST
+# (add_test(<name> <command> ...), for a file ctest includes). The settings are the variables
+# mcp_ping_<setting> of the caller.
+function(_mcp_ping_tests_code json form out count_out)
+  # Shape 1 of the document (docs/ctest.md); a later runner raises it when fields change meaning.
+  string(JSON format ERROR_VARIABLE error GET "${json}" format)
+  if(error OR NOT format EQUAL 1)
+    message(FATAL_ERROR "mcp_ping_conformance_add_tests: the runner's `list --json` is not of "
+      "format 1 (${format}${error}); use the McpPingConformance.cmake of the same suite")
+  endif()
+  string(JSON known_transports GET "${json}" transports)
+  string(JSON known_count LENGTH "${known_transports}")
+  set(known "")
+  if(known_count GREATER 0)
+    math(EXPR last "${known_count} - 1")
+    foreach(index RANGE ${last})
+      string(JSON transport GET "${known_transports}" ${index})
+      list(APPEND known "${transport}")
+    endforeach()
+  endif()
+  foreach(transport IN LISTS mcp_ping_transports)
+    if(NOT transport IN_LIST known)
+      list(JOIN known ", " known)
+      message(FATAL_ERROR "mcp_ping_conformance_add_tests: TRANSPORTS ${transport}: the suite "
+        "knows ${known}")
+    endif()
+  endforeach()
+
+  set(strict_flag "")
+  if(mcp_ping_strict)
+    set(strict_flag --strict)
+  endif()
+  set(baseline_flag "")
+  if(mcp_ping_baseline)
+    set(baseline_flag --baseline "${mcp_ping_baseline}")
+  endif()
+  _mcp_ping_bracket_list(mcp_ping_driver driver_args)
+
+  set(code "")
+  set(count 0)
+  string(JSON cases GET "${json}" cases)
+  string(JSON case_count LENGTH "${cases}")
+  set(case_indices "")
+  if(case_count GREATER 0)
+    math(EXPR last_case "${case_count} - 1")
+    foreach(case_index RANGE ${last_case})
+      list(APPEND case_indices ${case_index})
+    endforeach()
+  endif()
+  foreach(case_index IN LISTS case_indices)
+    string(JSON case GET "${cases}" ${case_index})
+    string(JSON id GET "${case}" id)
+    string(JSON area GET "${case}" area)
+    string(JSON level GET "${case}" level)
+    string(TOLOWER "${level}" level)
+    # Cases whose verdict depends on CPU time run alone (the fixture's "exclusive").
+    string(JSON exclusive GET "${case}" exclusive)
+    if(exclusive)
+      set(serial TRUE)
+    else()
+      set(serial FALSE)
+    endif()
+    string(JSON transports GET "${case}" transports)
+    string(JSON transport_count LENGTH "${transports}")
+    if(transport_count EQUAL 0)
+      continue()
+    endif()
+    math(EXPR last "${transport_count} - 1")
+    foreach(index RANGE ${last})
+      string(JSON transport GET "${transports}" ${index})
+      if(NOT transport IN_LIST mcp_ping_transports)
+        continue()
+      endif()
+      set(test_name "${mcp_ping_name}/${transport}/${id}")
+      set(report_dir "${mcp_ping_report_dir}/${transport}/${id}")
+      set(arguments run
+        --scenario "${id}" --transport "${transport}" --revision "${mcp_ping_revision}"
+        ${strict_flag} ${baseline_flag} --timeout-multiplier "${mcp_ping_timeout_multiplier}"
+        --fixtures "${mcp_ping_fixtures}" --jobs 1 --unsupported-exit-code 77 --ctest-measurements
+        --report-dir "${report_dir}" --)
+      _mcp_ping_bracket_list(arguments runner_args)
+      _mcp_ping_bracket("${test_name}" name)
+      _mcp_ping_bracket("${mcp_ping_runner}" runner)
+      _mcp_ping_bracket("mcp-ping-conformance;${transport};${level};${area};${mcp_ping_labels}"
+        labels)
+      _mcp_ping_bracket("${report_dir}/cases/${transport}/${id}/transcript.txt" transcript)
+      if(form STREQUAL "CONFIGURE")
+        string(APPEND code "add_test(NAME ${name} COMMAND ${runner}${runner_args}${driver_args})\n")
+      else()
+        string(APPEND code "add_test(${name} ${runner}${runner_args}${driver_args})\n")
+      endif()
+      string(APPEND code "set_tests_properties(${name} PROPERTIES\n"
+        "  LABELS ${labels}\n"
+        "  SKIP_RETURN_CODE 77\n"
+        "  RUN_SERIAL ${serial}\n"
+        "  TIMEOUT ${mcp_ping_timeout}\n"
+        "  ATTACHED_FILES_ON_FAIL ${transcript})\n")
+      math(EXPR count "${count} + 1")
+    endforeach()
+  endforeach()
+  set(${out} "${code}" PARENT_SCOPE)
+  set(${count_out} ${count} PARENT_SCOPE)
+endfunction()
+
+# The location of an imported executable, for running it at configure time.
+function(_mcp_ping_imported_location target out)
+  set(location "")
+  if(CMAKE_BUILD_TYPE)
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+    get_target_property(location ${target} IMPORTED_LOCATION_${config})
+  endif()
+  if(NOT location)
+    get_target_property(configs ${target} IMPORTED_CONFIGURATIONS)
+    if(configs)
+      foreach(config IN LISTS configs)
+        string(TOUPPER "${config}" config)
+        get_target_property(location ${target} IMPORTED_LOCATION_${config})
+        if(location)
+          break()
+        endif()
+      endforeach()
+    endif()
+  endif()
+  if(NOT location)
+    get_target_property(location ${target} IMPORTED_LOCATION)
+  endif()
+  if(NOT location)
+    message(FATAL_ERROR "mcp_ping_conformance_add_tests: ${target} names no executable")
+  endif()
+  set(${out} "${location}" PARENT_SCOPE)
+endfunction()
 
 function(mcp_ping_conformance_add_tests)
   cmake_parse_arguments(PARSE_ARGV 0 arg "STRICT"
@@ -44,9 +233,9 @@ function(mcp_ping_conformance_add_tests)
 
   # The runner and fixtures: this build's own, or those of an installed package.
   if(TARGET mcp-ping-conformance)
-    set(runner "$<TARGET_FILE:mcp-ping-conformance>")
+    set(runner_target mcp-ping-conformance)
   elseif(TARGET McpPingConformance::mcp-ping-conformance)
-    set(runner "$<TARGET_FILE:McpPingConformance::mcp-ping-conformance>")
+    set(runner_target McpPingConformance::mcp-ping-conformance)
   else()
     message(FATAL_ERROR "mcp_ping_conformance_add_tests: no mcp-ping-conformance target")
   endif()
@@ -56,88 +245,105 @@ function(mcp_ping_conformance_add_tests)
     set(fixtures "${_mcp_ping_module_dir}/../fixtures")
   endif()
   cmake_path(ABSOLUTE_PATH fixtures NORMALIZE)
-  file(GLOB_RECURSE scenario_files CONFIGURE_DEPENDS "${fixtures}/scenarios/*.json")
-  list(SORT scenario_files)
-  if(NOT scenario_files)
-    message(FATAL_ERROR "mcp_ping_conformance_add_tests: no scenarios under ${fixtures}/scenarios")
+  if(NOT IS_DIRECTORY "${fixtures}")
+    message(FATAL_ERROR "mcp_ping_conformance_add_tests: no fixtures at ${fixtures}")
   endif()
+  # Not read here: the runner reads them. Listed so that editing one regenerates the tests.
+  file(GLOB_RECURSE fixture_files CONFIGURE_DEPENDS "${fixtures}/*")
 
-  math(EXPR timeout "60 * ${arg_TIMEOUT_MULTIPLIER}" OUTPUT_FORMAT DECIMAL)
-  set(strict_flag "")
-  if(arg_STRICT)
-    set(strict_flag --strict)
-  endif()
-  set(baseline_flag "")
+  # The settings, under the names _mcp_ping_tests_code() and the build step read.
+  set(mcp_ping_name "${arg_NAME}")
+  set(mcp_ping_driver ${arg_DRIVER})
+  set(mcp_ping_transports ${arg_TRANSPORTS})
+  set(mcp_ping_scenarios ${arg_SCENARIOS})
+  set(mcp_ping_revision "${arg_REVISION}")
+  set(mcp_ping_strict ${arg_STRICT})
+  set(mcp_ping_timeout_multiplier "${arg_TIMEOUT_MULTIPLIER}")
+  set(mcp_ping_report_dir "${arg_REPORT_DIR}")
+  set(mcp_ping_labels ${arg_LABELS})
+  set(mcp_ping_fixtures "${fixtures}")
+  math(EXPR mcp_ping_timeout "60 * ${arg_TIMEOUT_MULTIPLIER}" OUTPUT_FORMAT DECIMAL)
+  set(mcp_ping_baseline "")
   if(arg_BASELINE)
     cmake_path(ABSOLUTE_PATH arg_BASELINE NORMALIZE)
-    set(baseline_flag --baseline "${arg_BASELINE}")
+    set(mcp_ping_baseline "${arg_BASELINE}")
+  endif()
+  set(mcp_ping_runner "$<TARGET_FILE:${runner_target}>")
+
+  get_target_property(imported ${runner_target} IMPORTED)
+  if(imported)
+    # An installed runner: ask it now.
+    _mcp_ping_imported_location(${runner_target} runner_file)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${runner_file}")
+    _mcp_ping_list_json("${runner_file}" "${fixtures}" "${arg_SCENARIOS}" json)
+    _mcp_ping_tests_code("${json}" CONFIGURE code count)
+    cmake_language(EVAL CODE "${code}")
+    message(STATUS "mcp-ping-conformance: ${count} conformance tests for '${arg_NAME}'")
+    return()
   endif()
 
-  set(count 0)
-  foreach(file IN LISTS scenario_files)
-    cmake_path(RELATIVE_PATH file BASE_DIRECTORY "${fixtures}/scenarios" OUTPUT_VARIABLE id)
-    string(REGEX REPLACE "\\.json$" "" id "${id}")
-    if(arg_SCENARIOS)
-      set(selected FALSE)
-      foreach(glob IN LISTS arg_SCENARIOS)
-        # Shell glob to regex: escape the regex specials, then '*' and '?' ('/' included).
-        string(REGEX REPLACE "([][.^$+(){}|\\])" "\\\\\\1" regex "${glob}")
-        string(REPLACE "*" ".*" regex "${regex}")
-        string(REPLACE "?" "." regex "${regex}")
-        set(regex "^${regex}$")
-        if(id MATCHES "${regex}")
-          set(selected TRUE)
-        endif()
-      endforeach()
-      if(NOT selected)
-        continue()
-      endif()
-    endif()
-    file(READ "${file}" content)
-    string(JSON transports_json ERROR_VARIABLE json_error GET "${content}" transports)
-    if(json_error)
-      message(FATAL_ERROR "${file}: /transports: ${json_error}")
-    endif()
-    string(JSON transport_count LENGTH "${transports_json}")
-    set(level must)
-    if(NOT content MATCHES "\"level\"[ \t]*:[ \t]*\"MUST\"")
-      if(content MATCHES "\"level\"[ \t]*:[ \t]*\"SHOULD\"")
-        set(level should)
-      elseif(content MATCHES "\"level\"[ \t]*:[ \t]*\"MAY\"")
-        set(level may)
-      else()
-        set(level info)
-      endif()
-    endif()
-    string(REGEX REPLACE "/.*" "" area "${id}")
-    # Cases whose verdict depends on CPU time run alone (the fixture's "exclusive").
-    set(serial FALSE)
-    if(content MATCHES "\"exclusive\"[ \t]*:[ \t]*true")
-      set(serial TRUE)
-    endif()
-    math(EXPR last "${transport_count} - 1")
-    foreach(index RANGE ${last})
-      string(JSON transport GET "${transports_json}" ${index})
-      if(NOT transport IN_LIST arg_TRANSPORTS)
-        continue()
-      endif()
-      set(test_name "${arg_NAME}/${transport}/${id}")
-      add_test(NAME "${test_name}"
-        COMMAND "${runner}" run
-          --scenario "${id}" --transport "${transport}" --revision "${arg_REVISION}"
-          ${strict_flag} ${baseline_flag} --timeout-multiplier "${arg_TIMEOUT_MULTIPLIER}"
-          --fixtures "${fixtures}" --jobs 1 --unsupported-exit-code 77 --ctest-measurements
-          --report-dir "${arg_REPORT_DIR}/${transport}/${id}"
-          -- ${arg_DRIVER})
-      set_tests_properties("${test_name}" PROPERTIES
-        LABELS "mcp-ping-conformance;${transport};${level};${area};${arg_LABELS}"
-        SKIP_RETURN_CODE 77
-        RUN_SERIAL ${serial}
-        TIMEOUT ${timeout}
-        ATTACHED_FILES_ON_FAIL
-          "${arg_REPORT_DIR}/${transport}/${id}/cases/${transport}/${id}/transcript.txt")
-      math(EXPR count "${count} + 1")
-    endforeach()
+  # A runner built in this tree: the tests are written by a build step once it exists.
+  string(MAKE_C_IDENTIFIER "${arg_NAME}" safe_name)
+  set(base "${CMAKE_CURRENT_BINARY_DIR}/mcp-ping-conformance-tests/${safe_name}")
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    set(params_file "${base}-params-$<CONFIG>.cmake")
+    set(tests_file "${base}-tests-$<CONFIG>.cmake")
+    # ctest picks the file of the configuration it tests (-C).
+    set(tests_file_arg "\"${base}-tests-\${CTEST_CONFIGURATION_TYPE}.cmake\"")
+  else()
+    set(params_file "${base}-params.cmake")
+    set(tests_file "${base}-tests.cmake")
+    _mcp_ping_bracket("${tests_file}" tests_file_arg)
+  endif()
+  set(params "")
+  foreach(setting IN ITEMS name driver transports scenarios revision strict
+                           timeout_multiplier report_dir labels fixtures timeout baseline runner)
+    _mcp_ping_bracket_list(mcp_ping_${setting} values)
+    string(APPEND params "set(mcp_ping_${setting}${values})\n")
   endforeach()
-  message(STATUS "mcp-ping-conformance: ${count} conformance tests for '${arg_NAME}'")
+  # Generator expressions in DRIVER and the runner's path are evaluated here.
+  file(GENERATE OUTPUT "${params_file}" CONTENT "${params}")
+
+  set(step_target "mcp-ping-conformance-tests-${safe_name}")
+  if(TARGET ${step_target})
+    message(FATAL_ERROR "mcp_ping_conformance_add_tests: NAME ${arg_NAME}: target ${step_target} "
+      "exists already (each NAME once, and not two that differ only in punctuation)")
+  endif()
+  add_custom_command(OUTPUT "${tests_file}"
+    COMMAND "${CMAKE_COMMAND}" "-DMCP_PING_CONFORMANCE_PARAMS=${params_file}"
+      "-DMCP_PING_CONFORMANCE_TESTS_FILE=${tests_file}" -P "${_mcp_ping_module_file}"
+    DEPENDS ${runner_target} "${params_file}" "${_mcp_ping_module_file}" ${fixture_files}
+    COMMENT "Listing the mcp-ping-conformance tests for '${arg_NAME}'"
+    VERBATIM)
+  add_custom_target(${step_target} ALL DEPENDS "${tests_file}")
+
+  _mcp_ping_bracket("${arg_NAME}/NOT_BUILT" placeholder)
+  _mcp_ping_bracket("${CMAKE_COMMAND}" cmake_command)
+  _mcp_ping_bracket("mcp-ping-conformance: the tests of '${arg_NAME}' are listed when the target ${step_target} is built; build it (or all) first"
+    placeholder_message)
+  _mcp_ping_bracket("mcp-ping-conformance;${arg_LABELS}" placeholder_labels)
+  file(WRITE "${base}-include.cmake"
+    "if(EXISTS ${tests_file_arg})\n"
+    "  include(${tests_file_arg})\n"
+    "else()\n"
+    "  add_test(${placeholder} ${cmake_command} -E echo ${placeholder_message})\n"
+    "  set_tests_properties(${placeholder} PROPERTIES WILL_FAIL TRUE LABELS ${placeholder_labels})\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${base}-include.cmake")
+  message(STATUS "mcp-ping-conformance: the conformance tests for '${arg_NAME}' are listed "
+    "at build time (target ${step_target})")
 endfunction()
+
+# The build step: cmake -DMCP_PING_CONFORMANCE_PARAMS=<file> -DMCP_PING_CONFORMANCE_TESTS_FILE=<file>
+# -P McpPingConformance.cmake writes the tests of the catalogue for ctest to include.
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE AND DEFINED MCP_PING_CONFORMANCE_PARAMS)
+  include("${MCP_PING_CONFORMANCE_PARAMS}")
+  _mcp_ping_list_json("${mcp_ping_runner}" "${mcp_ping_fixtures}" "${mcp_ping_scenarios}" json)
+  _mcp_ping_tests_code("${json}" CTEST code count)
+  file(WRITE "${MCP_PING_CONFORMANCE_TESTS_FILE}.new" "${code}")
+  file(RENAME "${MCP_PING_CONFORMANCE_TESTS_FILE}.new" "${MCP_PING_CONFORMANCE_TESTS_FILE}")
+  message(STATUS "mcp-ping-conformance: ${count} conformance tests for '${mcp_ping_name}'")
+endif()
+
+cmake_policy(POP)

@@ -26,6 +26,10 @@ jobs=${MCP_PING_JOBS:-$(nproc)}
 # Debian 12 packages the suite builds and tests with (xmllint: the JUnit schema test).
 packages="cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libboost1.81-dev
 nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev libxml2-utils"
+# clang-format 14: the test style/clang-format (docs/development.md).
+if [ "$mode" = test ]; then
+  packages="$packages clang-format"
+fi
 missing=""
 for package in $packages; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -13,7 +13,8 @@
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
 #include "conformance/evaluation.hpp"
-#include "conformance/transcript_reader.hpp"
+#include "core/files.hpp"
+#include "core/transcript_model.hpp"
 #include "reports/json_report.hpp"
 
 namespace mcpping {
@@ -30,19 +31,6 @@ namespace {
 
 std::chrono::milliseconds scaled_ms(const TimeoutTable& table, const std::string& name) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(table.at(name))));
-}
-
-void write_file(const fs::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + file.string());
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string shell_quote(const std::string& word) {
@@ -96,7 +84,7 @@ void stop_leftover_mock(const fs::path& pid_file, std::chrono::milliseconds grac
   pid_t pid = 0;
   if (!(in >> pid) || pid <= 1) return;
   // Make sure the pid still names our mock server, not a process that reused the number.
-  const std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  const std::string cmdline = read_file_or_empty("/proc/" + std::to_string(pid) + "/cmdline");
   if (cmdline.find("mcp-mock-") == std::string::npos ||
       cmdline.find(pid_file.parent_path().string()) == std::string::npos) {
     return;
@@ -122,7 +110,7 @@ std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds
              : "printed no URL within " + std::to_string(timeout.count()) + " ms";
     throw std::runtime_error("the HTTP mock server did not start: it " + why + "; " +
                              server.stop(std::chrono::milliseconds(500)) +
-                             "; stderr: " + read_file(stderr_file).substr(0, 400));
+                             "; stderr: " + read_file_or_empty(stderr_file).substr(0, 400));
   }
   return parsed["url"].get<std::string>();
 }
@@ -139,6 +127,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
   result.catches = scenario.catches;
   if (planned.unsupported) {
     result.verdict = Verdict::Unsupported;
+    result.unsupported = CaseResult::Unsupported::kRevision;
     result.reason = *planned.unsupported;
     return result;
   }
@@ -198,16 +187,17 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     } else {
       stop_leftover_mock(dir / "mock.pid", grace);
     }
-    observed.driver_report = parse_driver_output(read_file(spec.stdout_file), steps);
+    observed.driver_report = parse_driver_output(read_file_or_empty(spec.stdout_file), steps);
     observed.transcript = read_transcript(dir / "transcript.jsonl");
 
     Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);
     result.verdict = evaluation.verdict;
     result.reason = evaluation.reason;
+    result.unsupported = evaluation.unsupported;
     result.checks = std::move(evaluation.checks);
     if (result.verdict != Verdict::Pass) {
       result.transcript_excerpt =
-          transcript_excerpt(dir / "transcript.txt", evaluation.focus_ms, 12, 4);
+          transcript_excerpt(observed.transcript, evaluation.focus_ms, 12, 4);
     }
   } catch (const std::exception& e) {
     // The suite's own trouble (a full disk, an unwritable folder) is never the client's fault.

@@ -3,22 +3,11 @@
 #include <map>
 #include <sstream>
 
+#include "reports/markdown.hpp"
+
 namespace mcpping {
 
 namespace {
-
-std::string cell(std::string text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
 
 std::string spec_links(const std::vector<std::string>& keys, const SpecReferences& refs) {
   std::string out;
@@ -28,7 +17,7 @@ std::string spec_links(const std::vector<std::string>& keys, const SpecReference
     if (it == refs.end()) {
       out += "`" + key + "`";
     } else {
-      out += "[\u201c" + cell(it->second.text) + "\u201d](" + it->second.url + ")";
+      out += "[\u201c" + markdown_cell(it->second.text) + "\u201d](" + it->second.url + ")";
     }
   }
   return out;
@@ -60,7 +49,7 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
   out << "| case | transports | title |\n|---|---|---|\n";
   for (const auto& scenario : scenarios) {
     out << "| [`" << scenario.id << "`](#" << scenario.id << ") | " << joined(scenario.transports)
-        << " | " << cell(scenario.title) << " |\n";
+        << " | " << markdown_cell(scenario.title) << " |\n";
   }
   for (const auto& area : areas) {
     out << "\n## " << area << "\n";

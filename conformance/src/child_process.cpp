@@ -52,6 +52,17 @@ struct ChildSetup {
   }
 };
 
+// How a child ended, from its wait status: an exit code or the signal that killed it.
+void record_wait_status(int status, ChildOutcome& outcome) {
+  if (WIFSIGNALED(status)) {
+    outcome.kind = ChildOutcome::Kind::kSignaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.kind = ChildOutcome::Kind::kExited;
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+}
+
 // Reads one pipe to its end, keeping at most `cap` bytes in a file.
 class Capture {
  public:
@@ -243,12 +254,8 @@ ChildOutcome run_child(const SpawnSpec& spec) {
       std::chrono::steady_clock::now() - started);
   if (timed_out) {
     outcome.kind = ChildOutcome::Kind::kTimedOut;
-  } else if (WIFSIGNALED(status)) {
-    outcome.kind = ChildOutcome::Kind::kSignaled;
-    outcome.signal = WTERMSIG(status);
   } else {
-    outcome.kind = ChildOutcome::Kind::kExited;
-    outcome.exit_code = WEXITSTATUS(status);
+    record_wait_status(status, outcome);
   }
   return outcome;
 }
@@ -285,7 +292,13 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
   state_->registered.emplace(state_->child->id());
 }
 
-BackgroundProcess::~BackgroundProcess() { stop(std::chrono::milliseconds(1000)); }
+BackgroundProcess::~BackgroundProcess() {
+  try {
+    stop(std::chrono::milliseconds(1000));
+  } catch (...) {
+    // Nothing more can be done here, and a destructor must not throw.
+  }
+}
 
 std::optional<std::string> BackgroundProcess::first_line(std::chrono::milliseconds timeout) {
   auto& s = *state_;
@@ -344,12 +357,7 @@ std::string BackgroundProcess::stop(std::chrono::milliseconds grace) {
   s.ctx.poll();
   const int status = s.child->native_exit_code();
   ChildOutcome outcome;
-  if (WIFSIGNALED(status)) {
-    outcome.kind = ChildOutcome::Kind::kSignaled;
-    outcome.signal = WTERMSIG(status);
-  } else {
-    outcome.exit_code = WEXITSTATUS(status);
-  }
+  record_wait_status(status, outcome);
   s.registered.reset();
   s.outcome = describe(outcome);
   return *s.outcome;

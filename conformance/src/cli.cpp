@@ -4,13 +4,15 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "engine/scenario.hpp"
+#include "core/scenario.hpp"
+#include "core/text.hpp"
 
 namespace mcpping {
 
 std::string usage_text() {
   return R"(usage:
-  mcp-ping-conformance list [--transport T] [--fixtures DIR] [--markdown]
+  mcp-ping-conformance list [--scenario GLOB]... [--transport T] [--fixtures DIR]
+                            [--markdown | --json]
   mcp-ping-conformance run [--scenario GLOB]... [--transport T] [--strict]
                            [--revision R] [--timeout-multiplier X] [--report-dir DIR]
                            [--junit FILE] [--jobs N] [--fixtures DIR]
@@ -37,6 +39,13 @@ run options:
   --ctest-measurements     print pong latency figures as CTest measurements (for CDash)
   --baseline FILE          known failures (YAML): expected failures do not fail the run,
                            listed cases that pass do (stale), flaky ones never gate
+
+list options:
+  --scenario, --transport, --fixtures   as for run: the cases listed
+  --markdown               the cases as in docs/catalogue.md, with checks and spec sentences
+  --json                   the catalogue as one JSON document for tools: each case's title,
+                           transports, revisions, exclusive, deadline_kill, level and checks
+                           (docs/ctest.md)
 
 baseline: writes a baseline (YAML) that expects exactly the failures of an earlier run.
 table: prints a Markdown table of several runs side by side (one column per client).
@@ -86,7 +95,7 @@ class Words {
 std::string checked_transport(const std::string& value) {
   const auto& known = known_transports();
   if (std::find(known.begin(), known.end(), value) == known.end()) {
-    throw UsageError("--transport '" + value + "': expected stdio, streamable-http or sse");
+    throw UsageError("--transport '" + value + "': expected one of " + join(known, ", "));
   }
   return value;
 }
@@ -214,12 +223,15 @@ Command parse_command_line(const std::vector<std::string>& args) {
       run.transport = list.transport = transport;
     } else if (word == "--fixtures") {
       run.fixtures = list.fixtures = std::filesystem::path(value());
-    } else if (verb == "list" && word == "--markdown") {
-      list.markdown = true;
-    } else if (verb == "list") {
-      throw UsageError("list: unknown option '" + word + "'");
     } else if (word == "--scenario") {
       run.scenario_globs.push_back(value());
+      list.scenario_globs.push_back(run.scenario_globs.back());
+    } else if (verb == "list" && word == "--markdown") {
+      list.markdown = true;
+    } else if (verb == "list" && word == "--json") {
+      list.json = true;
+    } else if (verb == "list") {
+      throw UsageError("list: unknown option '" + word + "'");
     } else if (word == "--strict") {
       run.strict = true;
     } else if (word == "--revision") {
@@ -266,6 +278,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
     if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
   } else if (saw_separator) {
     throw UsageError("list takes no driver");
+  } else if (list.markdown && list.json) {
+    throw UsageError("list: give --markdown or --json, not both");
   }
   return command;
 }

@@ -41,7 +41,7 @@ fs::path find_fixtures_dir(const std::optional<fs::path>& given) {
 }
 
 fs::path find_sibling_executable(const std::string& name) {
-  const fs::path path = executable_dir() / name;
+  fs::path path = executable_dir() / name;
   if (::access(path.c_str(), X_OK) != 0) {
     throw std::runtime_error("the suite is incomplete: " + path.string() + " is missing");
   }

@@ -13,11 +13,13 @@
 #include "conformance/case_plan.hpp"
 #include "conformance/case_runner.hpp"
 #include "conformance/catalogue_doc.hpp"
+#include "conformance/catalogue_json.hpp"
 #include "conformance/child_process.hpp"
 #include "conformance/cli.hpp"
 #include "conformance/installation.hpp"
 #include "conformance/suite_runner.hpp"
-#include "engine/scenario.hpp"
+#include "core/scenario.hpp"
+#include "engine/script.hpp"
 #include "reports/baseline.hpp"
 #include "reports/comparison.hpp"
 #include "reports/html.hpp"
@@ -35,9 +37,6 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
-// The transports this build has a mock server for.
-const std::vector<std::string> kHostedTransports = {"stdio", "streamable-http", "sse"};
-
 struct Catalogue {
   Defaults defaults;
   SpecReferences refs;
@@ -49,7 +48,8 @@ Catalogue load(const std::optional<fs::path>& fixtures) {
   Catalogue catalogue;
   catalogue.defaults = load_defaults(dir / "defaults.json");
   catalogue.refs = load_spec_references(dir / "spec-references.json");
-  catalogue.scenarios = load_catalogue(dir / "scenarios", catalogue.defaults, catalogue.refs);
+  catalogue.scenarios =
+      load_catalogue(dir / "scenarios", catalogue.defaults, catalogue.refs, validate_script);
   return catalogue;
 }
 
@@ -74,18 +74,8 @@ void start_interrupt_watcher() {
 // CTest reads <DartMeasurement> tags in a test's output and sends them to CDash. Run per
 // case by mcp_ping_conformance_add_tests(), this gives each test its latency figures.
 void print_ctest_measurements(const RunResult& result, std::ostream& out) {
-  LatencyFigures all;
-  std::vector<double> latencies;
-  for (const auto& c : result.cases) {
-    for (const auto& check : c.checks) {
-      latencies.insert(latencies.end(), check.latency_ms.begin(), check.latency_ms.end());
-    }
-  }
-  if (latencies.empty()) return;
-  CaseResult merged;
-  merged.checks.push_back(CheckResult{});
-  merged.checks.back().latency_ms = latencies;
-  all = latency_figures(merged);
+  const auto all = latency_figures(result);
+  if (all.count == 0) return;
   for (const auto& [name, value] : {std::pair<const char*, double>{"ping_latency_ms_p50", all.p50},
                                     {"ping_latency_ms_p95", all.p95},
                                     {"ping_latency_ms_max", all.max}}) {
@@ -101,7 +91,7 @@ void warn_if_driver_never_ran(const RunResult& result) {
   const bool all_127 =
       !result.cases.empty() &&
       std::all_of(result.cases.begin(), result.cases.end(), [](const CaseResult& c) {
-        return c.verdict == Verdict::Unsupported && c.reason.rfind("the driver exited 127", 0) == 0;
+        return c.unsupported == CaseResult::Unsupported::kDriver;
       });
   if (all_127) {
     std::cerr << "mcp-ping-conformance: warning: the driver exited 127 in every case. 127 is also "
@@ -128,11 +118,21 @@ void print_baseline_outcome(const RunResult& result, std::ostream& out) {
 
 int list(const ListOptions& options) {
   const Catalogue catalogue = load(options.fixtures);
-  if (options.markdown) {
-    std::cout << catalogue_markdown(catalogue.scenarios, catalogue.refs);
+  if (options.json) {
+    const CatalogueSelection selection{options.scenario_globs, options.transport};
+    std::cout << catalogue_json(catalogue.scenarios, selection).dump(2) << "\n";
     return kExitOk;
   }
-  for (const auto& scenario : catalogue.scenarios) {
+  std::vector<Scenario> selected;
+  for (const Scenario* scenario :
+       select_scenarios(catalogue.scenarios, {options.scenario_globs, std::nullopt})) {
+    selected.push_back(*scenario);
+  }
+  if (options.markdown) {
+    std::cout << catalogue_markdown(selected, catalogue.refs);
+    return kExitOk;
+  }
+  for (const auto& scenario : selected) {
     for (const auto& transport : scenario.transports) {
       if (options.transport && *options.transport != transport) continue;
       std::cout << std::left << std::setw(44) << scenario.id << " " << std::setw(16) << transport
@@ -257,13 +257,9 @@ int run(const RunOptions& options) {
   // A broken baseline stops the run before any case: nothing is lost to a typo.
   std::optional<Baseline> baseline;
   if (options.baseline) baseline = load_baseline(*options.baseline);
-  if (options.transport && std::find(kHostedTransports.begin(), kHostedTransports.end(),
-                                     *options.transport) == kHostedTransports.end()) {
-    throw UsageError("--transport " + *options.transport +
-                     ": this build has no mock server for it");
-  }
+  // Every known transport has a mock server in this build (the CLI refuses others).
   PlanRequest request{options.scenario_globs, options.transport, options.revision,
-                      kHostedTransports};
+                      known_transports()};
   std::vector<PlannedCase> cases;
   try {
     cases = plan_cases(catalogue.scenarios, request);
@@ -325,6 +321,10 @@ int run(const RunOptions& options) {
   write_results_json(result, setup.report_dir / "results.json");
   write_summary_markdown(result, setup.report_dir / "summary.md");
   write_html_report({{driver_label(options.driver_argv), result}}, setup.report_dir / "html");
+  for (const auto& d : collateral_defects(result)) {
+    std::cout << "collateral defect: " << d.check << " [" << to_string(d.level) << "] failed in "
+              << d.cases << " case(s), outside their subject; their own checks are judged apart\n";
+  }
   std::cout << closing_line(result) << "\n"
             << "reports: " << junit.string() << ", " << (setup.report_dir / "results.json").string()
             << ", " << (setup.report_dir / "summary.md").string() << ", "

@@ -10,6 +10,8 @@
 
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
 #include "reports/evidence.hpp"
 
 namespace mcpping {
@@ -17,14 +19,6 @@ namespace mcpping {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string head_of(const fs::path& file, std::size_t max) {
-  std::ifstream in(file, std::ios::binary);
-  std::string text(max, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(max));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
-}
 
 std::string progress_line(std::size_t done, std::size_t total, const CaseResult& result) {
   const int width = static_cast<int>(std::to_string(total).size());
@@ -89,8 +83,8 @@ void precheck_driver(const SuiteSetup& setup, const std::string& transport) {
       "exit 127 (docs/driver-contract.md), but it ";
   message += outcome.kind == ChildOutcome::Kind::kSpawnFailed ? describe(outcome)
                                                               : "ended with " + describe(outcome);
-  const std::string out = head_of(spec.stdout_file, 600);
-  const std::string err = head_of(spec.stderr_file, 600);
+  const std::string out = try_read_file_head(spec.stdout_file, 600).value_or("");
+  const std::string err = try_read_file_head(spec.stderr_file, 600).value_or("");
   if (!out.empty()) message += "\n  its stdout: " + out;
   if (!err.empty()) message += "\n  its stderr: " + err;
   throw SuiteError(message);

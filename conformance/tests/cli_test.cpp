@@ -44,6 +44,20 @@ TEST(Cli, ListAcceptsATransport) {
   EXPECT_EQ(command.list.transport, "sse");
 }
 
+TEST(Cli, ListJsonTakesTheSelectionOfRun) {
+  const Command command = parse({"list", "--json", "--scenario", "ping/*", "--scenario=http/*",
+                                 "--transport=stdio", "--fixtures", "f"});
+  ASSERT_EQ(command.kind, Command::Kind::kList);
+  EXPECT_TRUE(command.list.json);
+  EXPECT_FALSE(command.list.markdown);
+  EXPECT_EQ(command.list.scenario_globs, (std::vector<std::string>{"ping/*", "http/*"}));
+  EXPECT_EQ(command.list.transport, "stdio");
+  EXPECT_EQ(command.list.fixtures, std::filesystem::path("f"));
+  EXPECT_FALSE(parse({"list"}).list.json);
+  EXPECT_TRUE(parse({"list", "--markdown"}).list.markdown);
+  EXPECT_NE(usage_text().find("--json"), std::string::npos);
+}
+
 TEST(Cli, TableTakesLabelledReportFolders) {
   const Command command =
       parse({"table", "--column", "reference=build/report", "--column=TypeScript SDK 1.32.2=ts"});
@@ -106,6 +120,9 @@ TEST(Cli, BadCommandLinesAreUsageErrorsNamingTheProblem) {
       {{"run", "--bogus", "--", "d"}, "unknown option '--bogus'"},
       {{"list", "--strict"}, "list: unknown option '--strict'"},
       {{"list", "--", "d"}, "list takes no driver"},
+      {{"list", "--json=yes"}, "--json takes no value"},
+      {{"list", "--json", "--markdown"}, "give --markdown or --json, not both"},
+      {{"list", "--scenario"}, "--scenario needs a value"},
       {{"merge", "--column", "a=b"}, "merge: give the folder to write with --output"},
       {{"merge", "--output", "o"}, "merge: give at least one --column"},
       {{"merge", "--output", "o", "--column", "=dir"}, "expected LABEL=REPORT_DIR"},

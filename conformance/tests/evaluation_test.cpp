@@ -27,16 +27,16 @@ const SpecReferences kRefs = {
     {"ping.respond-promptly",
      {"ping.respond-promptly", "https://spec/ping", "2025-11-25", "The receiver MUST respond"}}};
 
-json check_record(const std::string& id, const std::string& verdict, double t = 5) {
-  return {{"kind", "check"},
-          {"check", id},
-          {"level", "MUST"},
-          {"verdict", verdict},
-          {"spec", {"ping.respond-promptly"}},
-          {"expected", "e"},
-          {"actual", "a"},
-          {"t", t},
-          {"latency_ms", {1.5}}};
+CheckRecord check_record(const std::string& id, Outcome outcome, double t = 5,
+                         Level level = Level::Must) {
+  CheckRecord r;
+  r.check = CheckDef{id, level, {"ping.respond-promptly"}};
+  r.outcome = outcome;
+  r.expected = "e";
+  r.actual = "a";
+  r.t = t;
+  r.latency_ms = {1.5};
+  return r;
 }
 
 CaseObservations clean_run() {
@@ -46,13 +46,9 @@ CaseObservations clean_run() {
   o.driver.exit_code = 0;
   o.transcript.present = true;
   o.transcript.ended = true;
-  o.transcript.checks = {check_record("handshake", "PASS"),
-                         check_record("pong", "PASS"),
-                         {{"kind", "check"},
-                          {"check", "keepalive"},
-                          {"level", "INFO"},
-                          {"verdict", "INFORMATIONAL"},
-                          {"actual", "2 pings"}}};
+  o.transcript.checks = {check_record("handshake", Outcome::Met),
+                         check_record("pong", Outcome::Met),
+                         check_record("keepalive", Outcome::Met, 6, Level::Info)};
   const std::string lines =
       "{\"step\":0,\"op\":\"connect\",\"ok\":true}\n"
       "{\"step\":1,\"op\":\"call_tool\",\"ok\":true,\"result\":{\"content\":[{\"type\":\"text\","
@@ -83,7 +79,7 @@ TEST(Evaluation, CleanRunIsTheWorstOfItsChecks) {
 
 TEST(Evaluation, FailedCheckFailsTheCaseAndFocusesTheExcerpt) {
   auto o = clean_run();
-  o.transcript.checks[1] = check_record("pong", "FAIL", 42.5);
+  o.transcript.checks[1] = check_record("pong", Outcome::Broken, 42.5);
   const auto e = evaluate_case(make_scenario(), o, kRefs);
   EXPECT_EQ(e.verdict, Verdict::Fail);
   EXPECT_EQ(e.focus_ms, 42.5);
@@ -92,11 +88,12 @@ TEST(Evaluation, FailedCheckFailsTheCaseAndFocusesTheExcerpt) {
 TEST(Evaluation, UnreachedChecksCountAgainstTheClient) {
   auto o = clean_run();
   o.transcript.checks.resize(1);
-  o.transcript.records = {{{"kind", "event"}, {"what", "the client closed its output"}}};
+  o.transcript.last_event = "the client closed its output";
   const auto e = evaluate_case(make_scenario(), o, kRefs);
   const auto* pong = find(e, "ping/while-awaiting:pong");
   ASSERT_NE(pong, nullptr);
   EXPECT_EQ(pong->verdict, Verdict::Fail);
+  EXPECT_EQ(pong->outcome, Outcome::NotReached);
   EXPECT_EQ(pong->actual, "not reached: the client closed its output");
   EXPECT_EQ(find(e, "ping/while-awaiting:keepalive")->verdict, Verdict::Informational);
 }
@@ -141,6 +138,32 @@ TEST(Evaluation, Exit127IsUnsupported) {
   EXPECT_TRUE(e.checks.empty());
 }
 
+// The INFO rule is the same for every kind of check: met or not, INFORMATIONAL.
+TEST(Evaluation, InfoChecksAreInformationalWhateverTheirSource) {
+  const auto e = evaluate_case(make_scenario(), clean_run(), kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:keepalive")->verdict, Verdict::Informational);
+  auto scenario = make_scenario();
+  scenario.driver_checks[0].check.level = Level::Info;
+  const auto info = evaluate_case(scenario, clean_run(), kRefs);
+  EXPECT_EQ(find(info, "ping/while-awaiting:call-result-delivered")->verdict,
+            Verdict::Informational);
+}
+
+TEST(Evaluation, UnreadableTranscriptIsAnErrorNeverAFail) {
+  auto o = clean_run();
+  o.transcript.problem = "line 3: unknown record kind \"verdict\"";
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Error);
+  EXPECT_NE(e.reason.find("unknown record kind"), std::string::npos);
+  EXPECT_TRUE(e.checks.empty());
+}
+
+TEST(Evaluation, DriverExit127IsTypedAsTheDriversUnsupported) {
+  auto o = clean_run();
+  o.driver.exit_code = 127;
+  EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).unsupported, CaseResult::Unsupported::kDriver);
+}
+
 TEST(Evaluation, SuiteTroubleIsAnErrorNotTheClientsFault) {
   auto fatal = clean_run();
   fatal.transcript.fatal = "cannot read script";
@@ -173,20 +196,22 @@ TEST(Evaluation, UnsupportedRecordMakesTheCaseUnsupportedUnlessSomethingFailed) 
   EXPECT_EQ(e.verdict, Verdict::Unsupported);
   EXPECT_EQ(e.reason, "the client never opened the GET stream");
 
-  o.transcript.checks[0] = check_record("handshake", "FAIL");
+  o.transcript.checks[0] = check_record("handshake", Outcome::Broken);
   EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
 }
 
 TEST(Evaluation, ServerRecordedChecksAreKept) {
   auto o = clean_run();
-  o.transcript.checks.push_back({{"kind", "check"},
-                                 {"check", "transport:line-too-long"},
-                                 {"level", "MUST"},
-                                 {"verdict", "FAIL"},
-                                 {"spec", {"stdio.newline-delimited"}},
-                                 {"actual", "1 MiB"}});
+  auto flood = check_record("transport:line-too-long", Outcome::Broken);
+  flood.implicit = true;
+  o.transcript.checks.push_back(flood);
   const auto e = evaluate_case(make_scenario(), o, kRefs);
-  EXPECT_EQ(find(e, "ping/while-awaiting:transport:line-too-long")->verdict, Verdict::Fail);
+  const auto* check = find(e, "ping/while-awaiting:transport:line-too-long");
+  EXPECT_EQ(check->verdict, Verdict::Fail);
+  EXPECT_TRUE(check->collateral) << "a server-recorded rule is not the case's own subject";
+  EXPECT_FALSE(find(e, "ping/while-awaiting:pong")->collateral);
+  EXPECT_TRUE(find(e, "ping/while-awaiting:handshake")->collateral)
+      << "the handshake is lifecycle, not the case's subject";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "engine/default_server.hpp"
 
-#include "engine/scenario.hpp"
+#include "engine/script.hpp"
 
 namespace mcpping {
 

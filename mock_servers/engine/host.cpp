@@ -6,9 +6,9 @@
 
 #include <cerrno>
 #include <fstream>
-#include <sstream>
 
-#include "engine/scenario.hpp"
+#include "core/fixture_reader.hpp"
+#include "engine/script.hpp"
 
 namespace mcpping {
 
@@ -69,15 +69,10 @@ std::size_t write_stderr_bounded(int fd, std::string_view bytes, std::stop_token
   return written;
 }
 
-nlohmann::json load_resolved_script(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw FixtureError(file, "", "cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto resolved = nlohmann::json::parse(text.str(), nullptr, false);
-  if (resolved.is_discarded()) throw FixtureError(file, "", "not valid JSON");
-  validate_resolved_script(resolved, file);
-  return resolved;
+LoadedScript load_script(const std::string& file) {
+  auto resolved = parse_json_file(file);
+  auto script = parse_resolved_script(resolved, file);
+  return LoadedScript{std::move(resolved), std::move(script)};
 }
 
 Clock::time_point case_deadline_of(const nlohmann::json& resolved) {

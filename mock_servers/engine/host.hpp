@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/channel.hpp"
+#include "engine/script.hpp"
 #include "engine/transcript.hpp"
 
 namespace mcpping {
@@ -41,8 +42,13 @@ void write_pid_file(const std::filesystem::path& evidence_dir);
 // pipe that polls writable takes it without blocking. Returns the bytes written.
 std::size_t write_stderr_bounded(int fd, std::string_view bytes, std::stop_token stop);
 
-// Reads and validates a resolved script; throws FixtureError naming the file.
-nlohmann::json load_resolved_script(const std::string& file);
+// A resolved script file, read and parsed once.
+struct LoadedScript {
+  nlohmann::json resolved;
+  ParsedScript script;  // the typed steps, for Interpreter(resolved, script, ...)
+};
+// Reads and parses a resolved script; throws FixtureError naming the file.
+LoadedScript load_script(const std::string& file);
 
 // The case deadline of a resolved script, from now.
 Clock::time_point case_deadline_of(const nlohmann::json& resolved);

@@ -9,28 +9,19 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/channel.hpp"
+#include "engine/script.hpp"
 #include "engine/transcript.hpp"
 
 namespace mcpping {
 
 using Json = nlohmann::json;
 
-struct LatencySummary {
-  double p50 = 0;
-  double p95 = 0;
-  double max = 0;
-};
-// Nearest-rank percentiles. All zero for no values.
-LatencySummary summarize_latencies(std::vector<double> values);
-
-// How a step's outcome maps to a verdict for a check of `level`.
-enum class Outcome { Met, Degraded, Broken };
-Verdict judge(Level level, Outcome outcome);
-
 class Interpreter {
  public:
-  // `resolved` must have passed validate_resolved_script().
+  // `resolved` must have passed validate_resolved_script(); it is parsed here.
   Interpreter(const Json& resolved, Channel& channel, Transcript& transcript);
+  // `script` is parse_resolved_script(resolved): a host that parsed it already passes it on.
+  Interpreter(const Json& resolved, ParsedScript script, Channel& channel, Transcript& transcript);
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;

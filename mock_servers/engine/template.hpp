@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/pattern.hpp"
+#include "core/pattern.hpp"
 
 namespace mcpping {
 

@@ -1,6 +1,7 @@
-// The evidence a mock server writes: transcript.jsonl (one JSON object per line) and
-// transcript.txt (the same, readable). Both are flushed per record, so a killed server
-// loses nothing. Thread-safe. Format: docs/scenario-format.md, "Transcript".
+// Writes the evidence of one case: transcript.jsonl (one JSON object per line) and
+// transcript.txt (the same, readable), in the model of core/transcript_model.hpp. Both are flushed
+// per record, so a killed server loses nothing. Thread-safe. Format: docs/scenario-format.md,
+// "Transcript".
 #pragma once
 
 #include <chrono>
@@ -13,30 +14,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/scenario.hpp"
-#include "engine/verdict.hpp"
+#include "core/check.hpp"
+#include "core/text.hpp"
+#include "core/transcript_model.hpp"
 
 namespace mcpping {
 
 using Clock = std::chrono::steady_clock;
 
-// One check result, self-describing: the runner needs no lookup to judge or report it.
-struct CheckRecord {
-  CheckDef check;
-  Verdict verdict = Verdict::Pass;
-  std::string expected;
-  std::string actual;
-  std::vector<double> latency_ms;  // pongs only; empty otherwise
-  Json extra = Json::object();     // further members, e.g. "step" or "latency" summary
-};
-
 enum class Direction { ClientToServer, ServerToClient };
 
 class Transcript {
  public:
-  // Payload text longer than this is shortened in transcript.txt (never in the .jsonl).
-  static constexpr std::size_t kTextPayloadLimit = 300;
-
   // Writes into `dir` (created if missing). Throws std::runtime_error when it cannot.
   explicit Transcript(const std::filesystem::path& dir);
   // Keeps records in memory only.
@@ -61,6 +50,7 @@ class Transcript {
            Json extra = Json::object());
   void stderr_written(std::size_t bytes, std::size_t requested);
   void event(const std::string& what, Json extra = Json::object());
+  // An observation; the runner judges it.
   void check(const CheckRecord& record);
   void fatal(const std::string& message);
   // The case cannot be judged on this client (an optional feature it does not use): the
@@ -76,7 +66,7 @@ class Transcript {
   std::vector<Json> records() const;
 
  private:
-  void write(Json record, const std::string& label, const std::string& text);
+  void write(Json record);
 
   Clock::time_point start_;
   mutable std::mutex mutex_;
@@ -85,14 +75,5 @@ class Transcript {
   std::vector<Json> records_;
   bool ended_ = false;
 };
-
-// Compact JSON that never throws on invalid UTF-8 (client bytes are untrusted).
-std::string safe_dump(const Json& value);
-
-// Shortens `text` to `limit` bytes plus a note of the full size.
-std::string shorten(const std::string& text, std::size_t limit);
-
-// "12.3" style millisecond text.
-std::string format_ms(double ms);
 
 }  // namespace mcpping

@@ -2,7 +2,9 @@
 // legacy HTTP+SSE on /sse + /message (2024-11-05). Validates every request, records it
 // (`http`/`sse` transcript records), hands client messages to the interpreter with their
 // HTTP facts, and writes the script's frames on the streams they are routed to.
-// Behaviour: docs/http-mock-server.md.
+// Behaviour: docs/http-mock-server.md. Parts: the rules (http_rules), the sessions
+// (http_sessions), the routes (http_streamable_routes.cpp, http_legacy_routes.cpp), frame
+// routing and writing (http_send.cpp), the httplib workarounds (httplib_support).
 #pragma once
 
 #include <atomic>
@@ -21,6 +23,8 @@
 
 #include "engine/channel.hpp"
 #include "engine/transcript.hpp"
+#include "http/http_rules.hpp"
+#include "http/http_sessions.hpp"
 #include "http/sse_stream.hpp"
 
 namespace mcpping {
@@ -60,12 +64,6 @@ class HttpChannel : public Channel {
   bool arm_post_fault(const PostFault& fault) override;
 
  private:
-  struct Session {
-    std::string id;
-    std::optional<std::string> protocol_version;  // negotiated, from the initialize result
-    bool deleted = false;
-    std::shared_ptr<SseStream> stream;  // GET listening stream (legacy: the SSE stream)
-  };
   // A client request POSTed to /mcp, waiting for the script's answer.
   struct Exchange {
     Json id;
@@ -84,53 +82,54 @@ class HttpChannel : public Channel {
     bool finishes = false;  // the frame is the POST's response: its stream ends after it
     std::string error;      // no stream to send on
   };
-  struct Reply {
-    int status = 0;
-    std::string note;     // why, for the transcript
-    std::string check;    // implicit check violated, if any
-    Json body = nullptr;  // JSON-RPC error body, if any
-  };
 
   void install_routes();
+
+  // Streamable HTTP, /mcp (http_streamable_routes.cpp).
   void handle_post(const httplib::Request& req, httplib::Response& res,
                    const httplib::ContentReader& reader);
+  void handle_get(const httplib::Request& req, httplib::Response& res);
+  void handle_delete(const httplib::Request& req, httplib::Response& res);
+  // Legacy HTTP+SSE, /sse and /message (http_legacy_routes.cpp).
   void handle_legacy_post(const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& reader);
-  void handle_get(const httplib::Request& req, httplib::Response& res);
   void handle_legacy_get(const httplib::Request& req, httplib::Response& res);
-  void release_listening_stream(const std::shared_ptr<SseStream>& stream,
-                                const std::string& session, const std::string& name);
-  void handle_delete(const httplib::Request& req, httplib::Response& res);
+  // Any other method or path.
   void handle_other(const httplib::Request& req, httplib::Response& res);
 
-  // Reads the body up to the cap; nullopt (and a 413 reply) when it is larger.
+  void release_listening_stream(const std::shared_ptr<SseStream>& stream,
+                                const std::string& session, const std::string& name);
+  // Reads the body up to the cap; nullopt when it is larger.
   std::optional<std::string> read_body(const httplib::Request& req,
                                        const httplib::ContentReader& reader);
-  // Session and protocol version checks for a Streamable HTTP request after initialize.
-  std::optional<Reply> check_session(const httplib::Request& req, std::string& session);
-  // Answers with `reply` and records it.
-  void reject(const httplib::Request& req, httplib::Response& res, const Reply& reply,
+  // The session checks of a Streamable HTTP request after initialize (HttpSessions::check).
+  std::optional<Rejection> check_session(const httplib::Request& req, std::string& session);
+  // Answers with the rule's status and `rejection`'s body, records it, keeps `body` as a
+  // rejected `raw` record and records the rule's implicit check.
+  void reject(const httplib::Request& req, httplib::Response& res, const Rejection& rejection,
               const std::string& session, const std::string& body = {});
   void record_http(const httplib::Request& req, int status, const std::string& session,
                    Json extra = Json::object());
-  void implicit_check(const std::string& id, Level level, const std::string& spec,
-                      const std::string& expected, const std::string& actual);
+  // Records `rule`'s implicit check as broken, once per case.
+  void implicit_check(const HttpRule& rule, const std::string& actual);
   Json facts(const httplib::Request& req, int status, const std::string& session) const;
   // An armed fault matching `message`, consumed; nullopt when none matches.
   std::optional<std::string> take_fault(const Json& message);
   void apply_fault(const httplib::Request& req, httplib::Response& res, const std::string& with);
+  // Applies an armed fault matching `message`, records the POST and hands the message on;
+  // false when no fault matched.
+  bool fault_post(const httplib::Request& req, httplib::Response& res, const Json& message,
+                  const std::string& body, const std::string& session, Clock::time_point arrived);
   bool admit_stream(const httplib::Request& req, httplib::Response& res,
                     const std::string& session);
   void serve_stream(httplib::Response& res, std::shared_ptr<SseStream> stream,
                     std::function<void()> on_close);
   void push(Incoming in);
   void push_event(const std::string& name, Json meta);
-  bool connected_locked() const;
 
-  // Where a frame goes (under mutex_). `message` is null for raw bytes.
+  // Where a frame goes (under mutex_). `message` is null for raw bytes (http_send.cpp).
   Target route_locked(const Json& message, const std::string& route);
   void decide_sse_locked(Exchange& ex);
-  void note_initialize_result_locked(const Exchange& ex, const Json& message);
 
   Transcript& transcript_;
   const HttpOptions options_;
@@ -141,13 +140,11 @@ class HttpChannel : public Channel {
 
   std::mutex mutex_;
   std::condition_variable decided_;  // an Exchange's mode was decided, or stopping
-  std::map<std::string, Session> sessions_;
-  std::string legacy_session_;                    // the legacy session frames go to
+  HttpSessions sessions_;
   std::list<std::shared_ptr<Exchange>> pending_;  // unanswered requests, oldest first
   std::set<std::string> recorded_checks_;
   std::optional<PostFault> fault_;
   std::size_t open_streams_ = 0;
-  std::uint64_t session_counter_ = 0;
 
   std::mutex in_mutex_;
   std::condition_variable in_cv_;

@@ -10,7 +10,7 @@
 
 #include "engine/host.hpp"
 #include "engine/interpreter.hpp"
-#include "engine/scenario.hpp"
+#include "engine/script.hpp"
 #include "engine/transcript.hpp"
 #include "http/http_channel.hpp"
 
@@ -41,10 +41,10 @@ int main(int argc, char** argv) {
   }
   write_pid_file(args->evidence_dir);
 
-  Json resolved;
+  LoadedScript loaded;
   try {
-    resolved = load_resolved_script(args->script);
-    const auto transport = resolved["transport"].get<std::string>();
+    loaded = load_script(args->script);
+    const auto transport = loaded.resolved["transport"].get<std::string>();
     if (transport != "streamable-http" && transport != "sse")
       throw FixtureError(
           args->script, "/transport",
@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
     return kHostBadInput;
   }
 
+  const Json& resolved = loaded.resolved;
   HttpOptions options;
   options.legacy = resolved["transport"] == "sse";
   options.post_always_sse = resolved.contains("http") &&
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   std::printf("%s\n", Json{{"url", channel.url()}}.dump().c_str());
   std::fflush(stdout);
   {
-    Interpreter interpreter(resolved, channel, *transcript);
+    Interpreter interpreter(resolved, std::move(loaded.script), channel, *transcript);
     interpreter.run();
   }
   channel.stop();

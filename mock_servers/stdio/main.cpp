@@ -39,15 +39,16 @@ int main(int argc, char** argv) {
   }
   write_pid_file(args->evidence_dir);
 
-  Json resolved;
+  LoadedScript loaded;
   try {
-    resolved = load_resolved_script(args->script);
+    loaded = load_script(args->script);
   } catch (const std::exception& e) {
     transcript->fatal(std::string("bad script: ") + e.what());
     transcript->end("fatal");
     return kHostBadInput;
   }
 
+  const auto& resolved = loaded.resolved;
   const ShutdownWatcher watcher(
       *transcript, case_deadline_of(resolved) + kWatchdogGrace,
       "still running " + std::to_string(kWatchdogGrace.count()) +
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
                        resolved["line_cap_bytes"].get<std::size_t>());
   channel.start();
   {
-    Interpreter interpreter(resolved, channel, *transcript);
+    Interpreter interpreter(resolved, std::move(loaded.script), channel, *transcript);
     interpreter.run();
   }
   channel.stop();

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/pattern.hpp"
+#include "core/pattern.hpp"
 #include "test_support.hpp"
 
 namespace mcpping {

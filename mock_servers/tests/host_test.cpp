@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/scenario.hpp"
+#include "engine/script.hpp"
 
 namespace mcpping {
 namespace {
@@ -36,10 +36,10 @@ TEST(Host, ScriptFileProblemsNameTheFile) {
   std::ofstream(dir / "empty-object.json") << "{}";
   for (const auto& [file, why] : std::vector<std::pair<std::string, std::string>>{
            {(dir / "missing.json").string(), "cannot read the file"},
-           {(dir / "broken.json").string(), "not valid JSON"},
+           {(dir / "broken.json").string(), "invalid JSON at line 1"},
            {(dir / "empty-object.json").string(), ""}}) {
     try {
-      load_resolved_script(file);
+      load_script(file);
       ADD_FAILURE() << file << " was accepted";
     } catch (const FixtureError& e) {
       EXPECT_EQ(e.file(), file);

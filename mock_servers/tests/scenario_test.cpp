@@ -1,4 +1,4 @@
-#include "engine/scenario.hpp"
+#include "engine/script.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ const std::filesystem::path kBroken = std::filesystem::path(MCP_TEST_DATA_DIR) /
 TEST(Scenario, EveryRealFixtureLoads) {
   const auto defaults = test::fixture_defaults();
   const auto refs = test::fixture_refs();
-  const auto catalogue = load_catalogue(kFixtures / "scenarios", defaults, refs);
+  const auto catalogue = load_catalogue(kFixtures / "scenarios", defaults, refs, validate_script);
   ASSERT_GE(catalogue.size(), 2u);
   for (std::size_t i = 1; i < catalogue.size(); ++i)
     EXPECT_LT(catalogue[i - 1].id, catalogue[i].id);
@@ -32,7 +32,7 @@ TEST(Scenario, EveryRealFixtureLoads) {
 TEST(Scenario, WhileAwaitingIsLoadedFaithfully) {
   const auto s =
       load_scenario(kFixtures / "scenarios/ping/while-awaiting.json", "ping/while-awaiting",
-                    test::fixture_defaults(), test::fixture_refs());
+                    test::fixture_defaults(), test::fixture_refs(), validate_script);
   EXPECT_EQ(s.id, "ping/while-awaiting");
   EXPECT_TRUE(s.runs_on("stdio"));
   EXPECT_EQ(s.revision_from, "2024-11-05");
@@ -122,7 +122,7 @@ TEST(Scenario, BrokenFixturesNameFileFieldAndReason) {
     SCOPED_TRACE(c.file);
     const auto path = kBroken / (std::string(c.file) + ".json");
     try {
-      load_scenario(path, c.file, defaults, refs);
+      load_scenario(path, c.file, defaults, refs, validate_script);
       ADD_FAILURE() << "loaded without error";
     } catch (const FixtureError& e) {
       EXPECT_EQ(e.file(), path.string());
@@ -141,7 +141,7 @@ TEST(Scenario, HttpStepsAreValidated) {
   const Json check = test::check_def("c");
   auto error = [&](const Json& script, const std::vector<std::string>& transports) {
     try {
-      validate_script(script, "f.json", timeouts, nullptr, &transports);
+      validate_script(script, ScriptContext{"f.json", &timeouts, nullptr, &transports});
     } catch (const FixtureError& e) {
       return e.pointer() + ": " + e.reason();
     }
@@ -227,7 +227,7 @@ TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
   EXPECT_DOUBLE_EQ(scaled.at("pong_cap_ms"), 5000);
   EXPECT_DOUBLE_EQ(scaled.at("quiet_ms"), 750);
   const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
-                               test::fixture_refs());
+                               test::fixture_refs(), validate_script);
   const auto steps = resolve_driver_steps(s, scaled);
   EXPECT_EQ(steps[2], Json::parse(R"({"op":"idle","ms":6250})"));
   EXPECT_EQ(steps[1], s.driver_steps[1]);
@@ -237,7 +237,7 @@ TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
 TEST(Scenario, StepTransportsFilterTheResolvedScript) {
   const auto defaults = test::fixture_defaults();
   const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
-                               test::fixture_refs());
+                               test::fixture_refs(), validate_script);
   RunSettings http;
   http.transport = "streamable-http";
   const auto r = resolve_script(s, defaults, http);
@@ -250,7 +250,7 @@ TEST(Scenario, StepTransportsFilterTheResolvedScript) {
 TEST(Scenario, ResolvedScriptIsSelfContained) {
   const auto defaults = test::fixture_defaults();
   const auto s = load_scenario(kFixtures / "scenarios/ping/idle.json", "ping/idle", defaults,
-                               test::fixture_refs());
+                               test::fixture_refs(), validate_script);
   RunSettings run;
   run.revision = "2025-06-18";
   run.timeout_multiplier = 2;

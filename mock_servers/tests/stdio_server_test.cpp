@@ -187,9 +187,9 @@ Json pinging_script(const Json& extra_steps_before_send = Json::array(),
 }
 
 TEST_F(StdioServerTest, PlaysAWholeSessionOverRealPipes) {
-  const auto s =
-      load_scenario(std::filesystem::path(MCP_FIXTURES_DIR) / "scenarios/ping/while-awaiting.json",
-                    "ping/while-awaiting", test::fixture_defaults(), test::fixture_refs());
+  const auto s = load_scenario(
+      std::filesystem::path(MCP_FIXTURES_DIR) / "scenarios/ping/while-awaiting.json",
+      "ping/while-awaiting", test::fixture_defaults(), test::fixture_refs(), validate_script);
   ServerProcess server(args_for(test::make_resolved(s.script, {{"case_deadline_ms", 20000}})));
   handshake(server);
   ASSERT_EQ(
@@ -215,7 +215,7 @@ TEST_F(StdioServerTest, PlaysAWholeSessionOverRealPipes) {
   pid_file >> pid;
   EXPECT_EQ(pid, server.pid());
   for (const auto* id : {"handshake", "call-received", "pong"}) {
-    EXPECT_EQ(test::find_check(records, id).value("verdict", ""), "PASS") << id;
+    EXPECT_EQ(test::find_check(records, id).value("outcome", ""), "met") << id;
   }
   EXPECT_EQ(records.back()["kind"], Json("end"));
   EXPECT_EQ(records.back()["reason"], Json("eof"));
@@ -272,7 +272,7 @@ TEST_F(StdioServerTest, ChoppedFrameArrivesWhole) {
     }
   }
   EXPECT_TRUE(chopped);
-  EXPECT_EQ(test::find_check(records, "pong")["verdict"], Json("PASS"));
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
 }
 
 TEST_F(StdioServerTest, UndrainedStderrFloodDoesNotDeadlock) {
@@ -285,7 +285,7 @@ TEST_F(StdioServerTest, UndrainedStderrFloodDoesNotDeadlock) {
   server.close_stdin();
   EXPECT_EQ(server.wait_exit(), 0);
   const auto records = transcript();
-  EXPECT_EQ(test::find_check(records, "pong")["verdict"], Json("PASS"));
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
   const auto written = test::records_of(records, "stderr");
   ASSERT_EQ(written.size(), 1u);
   EXPECT_LT(written[0]["bytes"].get<std::size_t>(), std::size_t{1} << 20);
@@ -304,7 +304,7 @@ TEST_F(StdioServerTest, CloseStdinMakesTheClientsWritesFail) {
   server.close_stdout();
   EXPECT_EQ(server.wait_exit(), 0);
   const auto records = transcript();
-  EXPECT_EQ(test::find_check(records, "pong")["verdict"], Json("FAIL"));
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("broken"));
   EXPECT_EQ(records.back()["reason"], Json("eof"));
 }
 
@@ -320,8 +320,8 @@ TEST_F(StdioServerTest, ServerPingWhileTheClientFloodsALine) {
   server.close_stdin();
   EXPECT_EQ(server.wait_exit(), 0);
   const auto records = transcript();
-  EXPECT_EQ(test::find_check(records, "transport:line-too-long")["verdict"], Json("FAIL"));
-  EXPECT_EQ(test::find_check(records, "pong")["verdict"], Json("PASS"));
+  EXPECT_EQ(test::find_check(records, "transport:line-too-long")["outcome"], Json("broken"));
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
 }
 
 }  // namespace

@@ -1,17 +1,22 @@
 // Shared helpers for the mock server tests: resolved scripts with test-sized timeouts,
-// an in-memory Channel, and transcript queries.
+// an in-memory Channel, transcript queries, and a scripted client to run the interpreter
+// against.
 #pragma once
 
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/pattern.hpp"
 #include "engine/channel.hpp"
+#include "engine/interpreter.hpp"
 #include "engine/line_splitter.hpp"
-#include "engine/scenario.hpp"
+#include "engine/script.hpp"
 #include "engine/transcript.hpp"
 
 namespace mcpping::test {
@@ -164,6 +169,142 @@ inline std::size_t count_checks(const std::vector<Json>& records, const std::str
     if (r.value("kind", "") == "check" && r.value("check", "") == id) ++n;
   }
   return n;
+}
+
+// A scripted MCP client: initialize, initialized, tools/call id 1; answers server pings
+// as told; closes the connection once the call's result arrives (or after `close_after`
+// messages, for failure injection).
+struct FakeClient {
+  enum class Pong { Correct, Error, None, StringId, Twice, NonEmpty, Rounded, Late };
+
+  FakeChannel& ch;
+  Pong pong = Pong::Correct;
+  std::size_t close_after = std::numeric_limits<std::size_t>::max();
+  double late_ms = 0;               // Pong::Late: pong arrives this late
+  bool next_request_first = false;  // Pong::Late: a tools/list arrives just before the pong
+  std::string skip_id;              // never answer the ping with this id
+  bool close_on_result = true;
+  std::size_t written = 0;
+  std::vector<Json> results;
+
+  explicit FakeClient(FakeChannel& channel) : ch(channel) {
+    ch.on_frame = [this](const Json& f) { on_frame(f); };
+  }
+
+  void start() {
+    if (close_after == 0) {
+      ch.client_close();
+      return;
+    }
+    write(Json::parse(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fake","version":"1"}}})"));
+  }
+
+  void write(const Json& message, double delay_ms = 0) {
+    if (written >= close_after) return;
+    ch.client_send(message, delay_ms);
+    if (++written == close_after) ch.client_close();
+  }
+
+  void on_frame(const Json& f) {
+    if (f.contains("method") && f["method"] == "ping" && f.contains("id")) {
+      answer_ping(f);
+      return;
+    }
+    if (!f.contains("id") || f.contains("method")) return;
+    if (f["id"] == Json(0) && f.contains("result")) {
+      write(Json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+      write(Json::parse(
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"nonce-1"}}})"));
+    } else if (f["id"] == Json(1) || f["id"] == Json(2)) {
+      results.push_back(f);
+      if (close_on_result) ch.client_close();
+    }
+  }
+
+  void answer_ping(const Json& ping) {
+    const auto& id = ping["id"];
+    if (!skip_id.empty() && id == Json(skip_id)) return;
+    const Json ok{{"jsonrpc", "2.0"}, {"id", id}, {"result", Json::object()}};
+    switch (pong) {
+      case Pong::Correct:
+        write(ok);
+        break;
+      case Pong::Error:
+        write(Json{{"jsonrpc", "2.0"},
+                   {"id", id},
+                   {"error", {{"code", -32601}, {"message", "Method not found"}}}});
+        break;
+      case Pong::None:
+        break;
+      case Pong::StringId:
+        write(Json{{"jsonrpc", "2.0"}, {"id", value_text(id)}, {"result", Json::object()}});
+        break;
+      case Pong::Twice:
+        write(ok);
+        write(ok);
+        break;
+      case Pong::NonEmpty:
+        write(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"pong", true}}}});
+        break;
+      case Pong::Rounded:
+        write(Json{{"jsonrpc", "2.0"}, {"id", id.get<double>()}, {"result", Json::object()}});
+        break;
+      case Pong::Late:
+        if (next_request_first) {
+          write(Json::parse(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"), late_ms - 5);
+        }
+        write(ok, late_ms);
+        break;
+    }
+  }
+};
+
+inline Json fixture_script(const std::string& id,
+                           const std::map<std::string, double>& overrides = {}) {
+  const auto s =
+      load_scenario(std::filesystem::path(MCP_FIXTURES_DIR) / "scenarios" / (id + ".json"), id,
+                    fixture_defaults(), fixture_refs(), validate_script);
+  return make_resolved(s.script, overrides);
+}
+
+// handshake, call captured, ping sent under "ping" (`ping` frame), pong expected, call answered.
+inline Json ping_script(const Json& ping, const Json& expect_step = Json::object()) {
+  Json expect = expect_step.empty()
+                    ? Json{{"expect_response", "ping"}, {"check", check_def("pong")}}
+                    : expect_step;
+  return Json::array({Json{{"handshake", Json::object()}},
+                      Json{{"expect", {{"method", "tools/call"}}},
+                           {"as", "call"},
+                           {"check", check_def("call-received")}},
+                      Json{{"send", ping}, {"label", "ping"}}, expect,
+                      Json{{"respond", "call"}, {"default", true}},
+                      Json{{"serve_defaults", Json::object()}}});
+}
+
+struct RunResult {
+  std::string reason;
+  std::vector<Json> records;
+};
+
+inline RunResult run(const Json& resolved, FakeChannel& ch, FakeClient& client) {
+  Transcript transcript;
+  Interpreter interpreter(resolved, ch, transcript);
+  client.start();
+  RunResult r;
+  r.reason = interpreter.run();
+  r.records = transcript.records();
+  return r;
+}
+
+inline bool sent_call_result(const FakeChannel& ch) {
+  for (const auto& f : ch.sent) {
+    if (f.contains("result") && f["id"] == Json(1) &&
+        f["result"] == Json::parse(R"({"content":[{"type":"text","text":"nonce-1"}]})")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace mcpping::test

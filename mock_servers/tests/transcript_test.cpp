@@ -84,7 +84,7 @@ TEST_F(TranscriptTest, CheckRecordsAreSelfDescribing) {
   Transcript t(dir_);
   CheckRecord r;
   r.check = CheckDef{"pong", Level::Must, {"ping.respond-promptly"}};
-  r.verdict = Verdict::Fail;
+  r.outcome = Outcome::Broken;
   r.expected = "response within 2000 ms";
   r.actual = "nothing";
   r.latency_ms = {1.5};
@@ -93,10 +93,10 @@ TEST_F(TranscriptTest, CheckRecordsAreSelfDescribing) {
   EXPECT_EQ(record["check"], Json("pong"));
   EXPECT_EQ(record["level"], Json("MUST"));
   EXPECT_EQ(record["spec"], Json::array({"ping.respond-promptly"}));
-  EXPECT_EQ(record["verdict"], Json("FAIL"));
+  EXPECT_EQ(record["outcome"], Json("broken"));
   EXPECT_EQ(record["latency_ms"], Json::array({1.5}));
   EXPECT_NE(lines_of(dir_ / "transcript.txt")[0].find(
-                "pong FAIL | Expected: response within 2000 ms | Actual: nothing"),
+                "pong broken | Expected: response within 2000 ms | Actual: nothing"),
             std::string::npos);
 }
 

@@ -5,8 +5,9 @@
 #include "http_url.hpp"
 #include "mcp/json_rpc.hpp"
 #include "sse_parser.hpp"
+#include "streamable_http_session.hpp"
+#include "streamable_http_stream.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <list>
@@ -17,8 +18,9 @@ namespace mcp {
 
 using detail::ActiveCalls;
 using detail::HttpHead;
-using detail::SseEvent;
+using detail::SessionView;
 using detail::SseParser;
+using detail::StreamState;
 using nlohmann::json;
 
 namespace {
@@ -30,15 +32,6 @@ std::string method_of(const json& frame) {
   if (!frame.is_object()) return {};
   const auto method = frame.find("method");
   return method != frame.end() && method->is_string() ? method->get<std::string>() : std::string();
-}
-
-// The MCP-Protocol-Version header exists from 2025-06-18 on; revision names sort by date.
-bool has_version_header(const std::string& version) { return version >= "2025-06-18"; }
-
-// "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."
-bool valid_session_id(const std::string& id) {
-  return !id.empty() &&
-         std::all_of(id.begin(), id.end(), [](char c) { return c >= 0x21 && c <= 0x7E; });
 }
 
 void join(std::thread& thread) {
@@ -146,49 +139,11 @@ class StreamableHttpTransport::Impl {
     std::atomic<bool> stopped = false;
   };
 
-  // What reading one SSE stream found out.
-  struct StreamState {
-    explicit StreamState(std::size_t cap) : parser(cap) {}
-    SseParser parser;
-    bool response_seen = false;
-    bool got_events = false;
-  };
-
   void log(LogLevel level, const std::string& message) const { options_.logger(level, message); }
 
-  // ---- headers ----
-
-  // The session as one request sees it: read once, so that its headers and the handling of
-  // its answer agree even if the session changes meanwhile.
-  struct Session {
-    std::string id;
-    std::string version;
-    bool lost = false;  // the server ended it and no new one was started yet
-  };
-
-  Session session() const {
+  SessionView session() const {
     std::lock_guard lock(mutex_);
     return {session_id_, protocol_version_, session_lost_};
-  }
-
-  // `session` null: the initialize request, which starts afresh.
-  httplib::Headers headers(const Session* session) const {
-    httplib::Headers result = detail::base_headers(options_);
-    if (session == nullptr) return result;
-    if (!session->id.empty()) result.emplace("Mcp-Session-Id", session->id);
-    if (has_version_header(session->version)) {
-      result.emplace("MCP-Protocol-Version", session->version);
-    }
-    return result;
-  }
-
-  httplib::Headers post_headers(const Session* session) const {
-    httplib::Headers result = headers(session);
-    result.emplace("Content-Type", std::string(detail::kJson));
-    // "The client MUST include an Accept header, listing both application/json and
-    // text/event-stream as supported content types" (every POST, pongs included).
-    result.emplace("Accept", "application/json, text/event-stream");
-    return result;
   }
 
   // ---- delivery ----
@@ -203,33 +158,10 @@ class StreamableHttpTransport::Impl {
     }
   }
 
-  void deliver_from_stream(json frame, StreamState& state, const RequestId* awaited) {
-    if (awaited != nullptr) {
-      const auto check = [&](const json& message) {
-        const MessageKind kind = classify(message);
-        if (kind != MessageKind::response && kind != MessageKind::error_response) return;
-        if (const auto id = RequestId::from_json(message["id"]); id && *id == *awaited) {
-          state.response_seen = true;
-        }
-      };
-      if (frame.is_array()) {
-        for (const auto& element : frame) check(element);
-      } else {
-        check(frame);
-      }
-    }
-    deliver(std::move(frame));
-  }
-
-  void on_event(const SseEvent& event, StreamState& state, const RequestId* awaited) {
-    state.got_events = true;
-    if (event.type != "message") {
-      log(LogLevel::debug, "ignored an SSE event of type '" + event.type + "'");
-      return;
-    }
-    if (auto frame = detail::parse_event_data(event.data, options_.logger)) {
-      deliver_from_stream(std::move(*frame), state, awaited);
-    }
+  // A reader of one answer, delivering what it carries.
+  StreamState stream_state() {
+    return StreamState(options_.max_message_bytes, options_.logger,
+                       [this](json frame) { deliver(std::move(frame)); });
   }
 
   void report(const json& frame, const Error& error) {
@@ -273,13 +205,13 @@ class StreamableHttpTransport::Impl {
   // ---- notifications and responses: one POST, answered at once ----
 
   std::error_code post_message(const json& frame) {
-    const Session session = this->session();
+    const SessionView session = this->session();
     // Posting without the ended session would only earn a 400.
     if (session.lost) return make_error_code(errc::session_expired);
     auto call = calls_.open(url_.origin(), detail::post_timeouts(options_));
     if (!call) return make_error_code(errc::connection_closed);
     std::string body;
-    const auto result = call->run("POST", url_.target, post_headers(&session),
+    const auto result = call->run("POST", url_.target, detail::post_headers(options_, &session),
                                   frame.dump(-1, ' ', false, json::error_handler_t::replace),
                                   nullptr, [&](std::string_view chunk) {
                                     if (body.size() < kErrorBodyCap)
@@ -379,7 +311,7 @@ class StreamableHttpTransport::Impl {
     // The initialize request starts a session: it carries neither an old session id nor a
     // protocol version header (a re-initialization after 404 starts afresh).
     const bool initialize = method == "initialize";
-    const Session session = initialize ? Session{} : this->session();
+    const SessionView session = initialize ? SessionView{} : this->session();
     if (session.lost) {
       // Posting without the ended session would only earn a 400: the client must initialize.
       return report(frame,
@@ -394,7 +326,7 @@ class StreamableHttpTransport::Impl {
     enum class Body { none, json, sse, error } mode = Body::none;
     std::string body;
     bool too_large = false;
-    StreamState state(options_.max_message_bytes);
+    StreamState state = stream_state();
     const auto on_head = [&](const HttpHead& head) {
       if (initialize && head.ok()) capture_session(head);
       const std::string type = head.media_type();
@@ -409,8 +341,7 @@ class StreamableHttpTransport::Impl {
     };
     const auto on_body = [&](std::string_view chunk) {
       if (mode == Body::sse) {
-        state.parser.feed(chunk,
-                          [&](const SseEvent& event) { on_event(event, state, &exchange.id); });
+        state.feed(chunk, &exchange.id);
         return true;
       }
       const std::size_t cap = mode == Body::json ? options_.max_message_bytes : kErrorBodyCap;
@@ -421,9 +352,9 @@ class StreamableHttpTransport::Impl {
       body.append(chunk);
       return true;
     };
-    const auto result =
-        call->run("POST", url_.target, post_headers(initialize ? nullptr : &session),
-                  frame.dump(-1, ' ', false, json::error_handler_t::replace), on_head, on_body);
+    const auto result = call->run(
+        "POST", url_.target, detail::post_headers(options_, initialize ? nullptr : &session),
+        frame.dump(-1, ' ', false, json::error_handler_t::replace), on_head, on_body);
     if (exchange_over(exchange)) return;
     const std::string what = "POST of " + detail::describe(frame);
     if (!result.head) {
@@ -444,7 +375,7 @@ class StreamableHttpTransport::Impl {
         }
         if (result.error)
           return report(frame, Error(errc::send_failed, what + ": " + result.detail));
-        deliver_json_body(body, state, &exchange.id);
+        state.deliver_json_body(body, &exchange.id);
         if (!state.response_seen) {
           report(frame,
                  Error(errc::invalid_response, what + ": the JSON answer holds no response"));
@@ -468,7 +399,7 @@ class StreamableHttpTransport::Impl {
                                 (result.error ? " (" + result.detail + ")" : std::string())));
       case Body::error:
         // An error status may still carry the JSON-RPC error response to this request.
-        if (!too_large && deliver_json_body(body, state, &exchange.id, /*quiet=*/true) &&
+        if (!too_large && state.deliver_json_body(body, &exchange.id, /*quiet=*/true) &&
             state.response_seen) {
           return;
         }
@@ -483,33 +414,10 @@ class StreamableHttpTransport::Impl {
     }
   }
 
-  // Delivers the message(s) in a JSON body; false if the body is not JSON.
-  bool deliver_json_body(const std::string& body, StreamState& state, const RequestId* awaited,
-                         bool quiet = false) {
-    json frame = json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (frame.is_discarded()) {
-      if (!quiet)
-        log(LogLevel::warning, "skipped a JSON answer that is not JSON: " + detail::excerpt(body));
-      return false;
-    }
-    if (quiet) {
-      // Only a response to the awaited request is taken from an error status's body.
-      const auto id = frame.is_object() && frame.contains("id") ? RequestId::from_json(frame["id"])
-                                                                : std::nullopt;
-      const MessageKind kind = classify(frame);
-      if (!id || *id != *awaited ||
-          (kind != MessageKind::response && kind != MessageKind::error_response)) {
-        return false;
-      }
-    }
-    deliver_from_stream(std::move(frame), state, awaited);
-    return true;
-  }
-
   // A successful initialize answer starts a session, with or without an id.
   void capture_session(const HttpHead& head) {
     std::string id = head.header("Mcp-Session-Id");
-    if (!id.empty() && !valid_session_id(id)) {
+    if (!id.empty() && !detail::valid_session_id(id)) {
       log(LogLevel::warning, "ignored a session id with characters outside 0x21-0x7E");
       id.clear();
     }
@@ -536,9 +444,9 @@ class StreamableHttpTransport::Impl {
     bool opened = false;
   };
 
-  GetOutcome get_stream(const std::shared_ptr<detail::HttpCall>& call, const Session& session,
+  GetOutcome get_stream(const std::shared_ptr<detail::HttpCall>& call, const SessionView& session,
                         StreamState& state, const RequestId* awaited) {
-    httplib::Headers request_headers = headers(&session);
+    httplib::Headers request_headers = detail::session_headers(options_, &session);
     request_headers.emplace("Accept", std::string(detail::kEventStream));
     if (!state.parser.last_event_id().empty()) {
       request_headers.emplace("Last-Event-ID", state.parser.last_event_id());
@@ -551,7 +459,7 @@ class StreamableHttpTransport::Impl {
           return outcome.opened;
         },
         [&](std::string_view chunk) {
-          state.parser.feed(chunk, [&](const SseEvent& event) { on_event(event, state, awaited); });
+          state.feed(chunk, awaited);
           return true;
         });
     state.parser.end_of_stream();
@@ -563,7 +471,7 @@ class StreamableHttpTransport::Impl {
     int failures = 0;
     while (failures < options_.max_reconnect_attempts) {
       if (!pause(reconnect_delay(state.parser), exchange.stopped)) return false;
-      const Session session = this->session();
+      const SessionView session = this->session();
       if (session.lost) return false;
       auto call = calls_.open(url_.origin(), detail::stream_timeouts(options_));
       if (!call) return false;
@@ -614,10 +522,10 @@ class StreamableHttpTransport::Impl {
   }
 
   void run_get_stream(GetStream& stream) {
-    StreamState state(options_.max_message_bytes);
+    StreamState state = stream_state();
     int failures = 0;
     for (;;) {
-      const Session session = this->session();
+      const SessionView session = this->session();
       if (session.lost) return;
       auto call = calls_.open(url_.origin(), detail::stream_timeouts(options_));
       if (!call) return;
@@ -664,27 +572,12 @@ class StreamableHttpTransport::Impl {
   // ---- shutdown ----
 
   void end_session(const std::string& session) {
-    // "Clients that no longer need a particular session ... SHOULD send an HTTP DELETE to
-    // the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session."
-    detail::HttpCall call(url_.origin(), detail::post_timeouts(options_));
-    httplib::Headers request_headers = detail::base_headers(options_);
-    request_headers.emplace("Mcp-Session-Id", session);
+    std::string version;
     {
       std::lock_guard lock(mutex_);
-      if (has_version_header(protocol_version_)) {
-        request_headers.emplace("MCP-Protocol-Version", protocol_version_);
-      }
+      version = protocol_version_;
     }
-    const auto result = call.run("DELETE", url_.target, std::move(request_headers), std::string(),
-                                 nullptr, nullptr);
-    if (!result.head) {
-      log(LogLevel::warning, "DELETE of the session failed: " + result.detail);
-    } else if (result.head->status == 405) {
-      log(LogLevel::info, "the server does not let clients end sessions (HTTP 405)");
-    } else if (!result.head->ok() && result.head->status != 404) {
-      log(LogLevel::warning,
-          "DELETE of the session answered HTTP " + std::to_string(result.head->status));
-    }
+    detail::delete_session(url_, options_, session, version);
   }
 
   StreamableHttpOptions options_;

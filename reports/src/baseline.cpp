@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/text.hpp"
 #include "reports/evidence.hpp"
 
 namespace mcpping {

@@ -2,19 +2,13 @@
 
 #include <sstream>
 
-namespace mcpping {
+#include "core/text.hpp"
 
-std::string shorten(const std::string& text, std::size_t max) {
-  if (text.size() <= max) return text;
-  constexpr std::string_view kMarker = " [...]";
-  std::size_t keep = max > kMarker.size() ? max - kMarker.size() : 0;
-  // Do not cut a UTF-8 sequence in half.
-  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
-  return text.substr(0, keep) + std::string(kMarker);
-}
+namespace mcpping {
 
 std::string check_headline(const CheckResult& check) {
   std::string headline = "[" + std::string(to_string(check.level)) + "] " + check.id;
+  if (check.collateral) headline += " (collateral)";
   if (!check.actual.empty()) headline += " \u2014 " + shorten(check.actual, 160);
   return headline;
 }
@@ -25,7 +19,8 @@ std::string evidence_text(const CaseResult& result) {
     out << "  " << to_string(result.verdict) << ": " << result.reason << "\n";
   for (const CheckResult* check : notable_checks(result)) {
     out << "  check " << check->id << " [" << to_string(check->level) << "] "
-        << to_string(check->verdict) << "\n";
+        << to_string(check->verdict)
+        << (check->collateral ? " (collateral: not this case's subject)" : "") << "\n";
     for (const auto& ref : check->spec) {
       out << "    spec: \"" << ref.text << "\"\n          " << ref.url << "\n";
     }

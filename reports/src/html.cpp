@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/files.hpp"
+#include "core/text.hpp"
 #include "reports/evidence.hpp"
 #include "reports/json_report.hpp"
 #include "reports/junit.hpp"
@@ -186,14 +188,12 @@ std::string transcript_section(const fs::path& evidence_dir) {
   std::string out = "<h2>Transcript</h2>\n";
   if (evidence_dir.empty()) return out + "<p class=\"note\">None: the case did not run.</p>\n";
   const fs::path file = evidence_dir / "transcript.txt";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  auto head = try_read_file_head(file, kTranscriptCap + 1);
+  if (!head) {
     return out + "<p class=\"note\">No transcript at <code>" + html_escape(file.string()) +
            "</code>.</p>\n";
   }
-  std::string text(kTranscriptCap + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string text = std::move(*head);
   const bool cut = text.size() > kTranscriptCap;
   if (cut) {
     text.resize(kTranscriptCap);
@@ -331,26 +331,12 @@ std::string matrix(const std::vector<LabelledRun>& runs) {
   return out.str();
 }
 
-// Every pong latency of a run on one transport, as figures.
-LatencyFigures transport_latency(const RunResult& run, const std::string& transport) {
-  CaseResult all;
-  all.checks.emplace_back();
-  auto& latencies = all.checks.back().latency_ms;
-  for (const auto& result : run.cases) {
-    if (result.transport != transport) continue;
-    for (const auto& check : result.checks) {
-      latencies.insert(latencies.end(), check.latency_ms.begin(), check.latency_ms.end());
-    }
-  }
-  return latency_figures(all);
-}
-
 // Horizontal bars, three per client (p50, p95, max), on one linear scale per transport.
 std::string latency_chart(const std::vector<LabelledRun>& runs, const std::string& transport) {
   std::vector<LatencyFigures> figures;
   double top = 0;
   for (const auto& run : runs) {
-    figures.push_back(transport_latency(run.run, transport));
+    figures.push_back(latency_figures(run.run, transport));
     top = std::max(top, figures.back().max);
   }
   if (top <= 0) return "";
@@ -387,13 +373,30 @@ std::string latency_chart(const std::vector<LabelledRun>& runs, const std::strin
   return svg.str();
 }
 
+// One line per collateral defect that explains failures in several cases, per run.
+std::string collateral_section(const std::vector<LabelledRun>& runs) {
+  std::ostringstream items;
+  for (const auto& labelled : runs) {
+    for (const auto& d : collateral_defects(labelled.run)) {
+      items << "<li><code>" << html_escape(d.check) << "</code> [" << to_string(d.level)
+            << "] failed in " << d.cases << " case(s) of " << html_escape(labelled.label) << ": "
+            << html_escape(shorten(d.example, 200)) << "</li>\n";
+    }
+  }
+  if (items.str().empty()) return "";
+  return "<h2 id=\"collateral\">Collateral defects</h2>\n<p class=\"note\">Defects outside "
+         "the cases' subject (the handshake, transport rules); each case's own checks are still "
+         "judged apart.</p>\n<ul>\n" +
+         items.str() + "</ul>\n";
+}
+
 std::string render_index(const std::vector<LabelledRun>& runs) {
   std::ostringstream out;
   out << page_start("mcp-ping-conformance report") << "<h1>mcp-ping-conformance</h1>\n"
       << "<p class=\"sub\">Version "
       << html_escape(runs.empty() ? "" : runs.front().run.info.suite_version)
       << ". Each cell links to the case's checks and transcript.</p>\n<h2 id=\"runs\">Runs</h2>\n"
-      << runs_table(runs) << "<h2 id=\"cases\">Cases</h2>\n"
+      << runs_table(runs) << collateral_section(runs) << "<h2 id=\"cases\">Cases</h2>\n"
       << kLegend << matrix(runs);
   std::string charts;
   for (const auto& transport : transports_of(runs)) charts += latency_chart(runs, transport);

@@ -1,5 +1,7 @@
 #include "reports/json_report.hpp"
 
+#include "core/latency.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -18,6 +20,8 @@ json to_json(const CheckResult& check) {
   json out = {
       {"id", check.id}, {"level", to_string(check.level)}, {"verdict", to_string(check.verdict)},
       {"spec", refs},   {"expected", check.expected},      {"actual", check.actual}};
+  out["outcome"] = to_string(check.outcome);
+  if (check.collateral) out["collateral"] = true;
   if (!check.latency_ms.empty()) out["latency_ms"] = check.latency_ms;
   if (check.at_ms) out["at_ms"] = *check.at_ms;
   return out;
@@ -39,12 +43,6 @@ std::string_view to_string(CaseResult::Expectation expectation) {
 
 namespace {
 
-double nearest_rank(const std::vector<double>& sorted, double fraction) {
-  const auto rank =
-      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
-
 CaseResult::Expectation parse_expectation(const std::string& text) {
   if (text == "expected-failure") return CaseResult::Expectation::kExpectedFailure;
   if (text == "flaky") return CaseResult::Expectation::kFlaky;
@@ -54,19 +52,28 @@ CaseResult::Expectation parse_expectation(const std::string& text) {
 
 }  // namespace
 
+LatencyFigures latency_figures(const std::vector<double>& latencies) {
+  const auto summary = summarize_latencies(latencies);
+  return LatencyFigures{latencies.size(), summary.p50, summary.p95, summary.max};
+}
+
 LatencyFigures latency_figures(const CaseResult& result) {
   std::vector<double> all;
   for (const auto& check : result.checks) {
     all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
   }
-  LatencyFigures figures;
-  figures.count = all.size();
-  if (all.empty()) return figures;
-  std::sort(all.begin(), all.end());
-  figures.p50 = nearest_rank(all, 0.50);
-  figures.p95 = nearest_rank(all, 0.95);
-  figures.max = all.back();
-  return figures;
+  return latency_figures(all);
+}
+
+LatencyFigures latency_figures(const RunResult& run, const std::string& transport) {
+  std::vector<double> all;
+  for (const auto& result : run.cases) {
+    if (!transport.empty() && result.transport != transport) continue;
+    for (const auto& check : result.checks) {
+      all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
+    }
+  }
+  return latency_figures(all);
 }
 
 json to_json(const CaseResult& result) {
@@ -178,6 +185,8 @@ RunResult read_results_json(const std::filesystem::path& file) {
         check.verdict = parse_verdict(k.value("verdict", "FAIL")).value_or(Verdict::Fail);
         check.expected = k.value("expected", "");
         check.actual = k.value("actual", "");
+        check.outcome = parse_outcome(k.value("outcome", "")).value_or(Outcome::Broken);
+        check.collateral = k.value("collateral", false);
         check.latency_ms = k.value("latency_ms", std::vector<double>{});
         if (k.contains("at_ms")) check.at_ms = k["at_ms"].get<double>();
         for (const auto& ref : k.value("spec", json::array())) {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/text.hpp"
 #include "reports/evidence.hpp"
 
 namespace mcpping {

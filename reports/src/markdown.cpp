@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/text.hpp"
 #include "reports/evidence.hpp"
 #include "reports/json_report.hpp"
 
@@ -12,7 +13,28 @@ namespace mcpping {
 
 namespace {
 
-std::string cell(const std::string& text) {
+std::string ms(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", value);
+  return buffer;
+}
+
+// The first notable check's one-line reason and its spec link.
+std::string one_line_reason(const CaseResult& result) {
+  const auto notable = notable_checks(result);
+  if (notable.empty()) return markdown_cell(shorten(result.reason, 200));
+  const CheckResult& check = *notable.front();
+  std::string text = "`" + check.id + "` [" + std::string(to_string(check.level)) +
+                     "]: " + markdown_cell(shorten(check.actual, 200));
+  if (!check.spec.empty() && !check.spec.front().url.empty()) {
+    text += " ([spec](" + check.spec.front().url + "))";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '|')
@@ -24,27 +46,6 @@ std::string cell(const std::string& text) {
   }
   return out;
 }
-
-std::string ms(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
-
-// The first notable check's one-line reason and its spec link.
-std::string one_line_reason(const CaseResult& result) {
-  const auto notable = notable_checks(result);
-  if (notable.empty()) return cell(shorten(result.reason, 200));
-  const CheckResult& check = *notable.front();
-  std::string text = "`" + check.id + "` [" + std::string(to_string(check.level)) +
-                     "]: " + cell(shorten(check.actual, 200));
-  if (!check.spec.empty() && !check.spec.front().url.empty()) {
-    text += " ([spec](" + check.spec.front().url + "))";
-  }
-  return text;
-}
-
-}  // namespace
 
 std::string closing_line(const RunResult& run) {
   const VerdictCounts c = count_verdicts(run.cases);
@@ -72,6 +73,16 @@ std::string render_summary_markdown(const RunResult& run) {
       << " |\n| INFORMATIONAL | " << c.informational << " |\n| UNSUPPORTED | " << c.unsupported
       << " |\n| ERROR | " << c.error << " |\n";
 
+  const auto collateral = collateral_defects(run);
+  if (!collateral.empty()) {
+    out << "\n### Collateral defects\n\nOne defect outside the cases' subject; each case's own "
+           "checks are still judged apart.\n\n| check | level | cases | first seen |\n"
+           "|---|---|---|---|\n";
+    for (const auto& d : collateral) {
+      out << "| `" << d.check << "` | " << to_string(d.level) << " | " << d.cases << " | "
+          << markdown_cell(shorten(d.example, 160)) << " |\n";
+    }
+  }
   std::ostringstream failing;
   for (const auto& result : run.cases) {
     if (!case_fails_run(result, run.info.strict)) continue;
@@ -80,7 +91,8 @@ std::string render_summary_markdown(const RunResult& run) {
                                     : std::string(to_string(result.verdict));
     failing << "| `" << result.case_id << "` | " << result.transport << " | " << verdict << " | "
             << (result.expectation == CaseResult::Expectation::kStale
-                    ? "listed in the baseline, but passed: " + cell(result.expectation_reason)
+                    ? "listed in the baseline, but passed: " +
+                          markdown_cell(result.expectation_reason)
                     : one_line_reason(result))
             << " |\n";
   }
@@ -92,7 +104,8 @@ std::string render_summary_markdown(const RunResult& run) {
   for (const auto& result : run.cases) {
     if (result.expectation != CaseResult::Expectation::kExpectedFailure) continue;
     expected << "| `" << result.case_id << "` | " << result.transport << " | "
-             << to_string(result.verdict) << " | " << cell(result.expectation_reason) << " |\n";
+             << to_string(result.verdict) << " | " << markdown_cell(result.expectation_reason)
+             << " |\n";
   }
   if (!expected.str().empty()) {
     out << "\n### Expected failures (baseline)\n\n| case | transport | verdict | reason |\n"

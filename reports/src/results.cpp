@@ -67,10 +67,32 @@ std::vector<const CheckResult*> notable_checks(const CaseResult& result) {
   for (const auto& check : result.checks) {
     if (check.verdict != Verdict::Pass) notable.push_back(&check);
   }
+  // The case's own subject first, then collateral checks; the worst first within each.
   std::stable_sort(notable.begin(), notable.end(), [](const CheckResult* a, const CheckResult* b) {
+    if (a->collateral != b->collateral) return !a->collateral;
     return static_cast<int>(a->verdict) > static_cast<int>(b->verdict);
   });
   return notable;
+}
+
+std::vector<CollateralDefect> collateral_defects(const RunResult& run) {
+  std::vector<CollateralDefect> defects;
+  for (const auto& result : run.cases) {
+    for (const auto& check : result.checks) {
+      if (!check.collateral || !verdict_fails(check.verdict, run.info.strict)) continue;
+      auto it = std::find_if(defects.begin(), defects.end(),
+                             [&](const CollateralDefect& d) { return d.check == check.short_id; });
+      if (it == defects.end()) {
+        defects.push_back({check.short_id, check.level, 0, check.actual});
+        it = defects.end() - 1;
+      }
+      ++it->cases;
+    }
+  }
+  std::stable_sort(
+      defects.begin(), defects.end(),
+      [](const CollateralDefect& a, const CollateralDefect& b) { return a.cases > b.cases; });
+  return defects;
 }
 
 }  // namespace mcpping

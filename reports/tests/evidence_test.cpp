@@ -5,19 +5,6 @@
 namespace mcpping {
 namespace {
 
-TEST(Shorten, KeepsShortTextAndMarksCuts) {
-  EXPECT_EQ(shorten("abc", 10), "abc");
-  const std::string cut = shorten(std::string(100, 'x'), 20);
-  EXPECT_EQ(cut.size(), 20u);
-  EXPECT_EQ(cut.substr(14), " [...]");
-}
-
-TEST(Shorten, NeverSplitsAUtf8Sequence) {
-  const std::string text = "aaaaaaaaaaaaa\xC3\xA9zzzzzzzzzzzzzzzz";
-  const std::string cut = shorten(text, 20);
-  EXPECT_EQ(cut, "aaaaaaaaaaaaa [...]");
-}
-
 TEST(Evidence, NamesCheckSpecExpectedActualAndExcerpt) {
   CaseResult result;
   result.case_id = "ping/idle";
@@ -51,7 +38,29 @@ TEST(Evidence, HeadlineHasLevelIdAndShortActual) {
   check.actual = std::string(500, 'a');
   const std::string headline = check_headline(check);
   EXPECT_EQ(headline.rfind("[SHOULD] ping/x:pong \u2014 ", 0), 0u);
-  EXPECT_LT(headline.size(), 200u);
+  EXPECT_LT(headline.size(), 240u);
+  EXPECT_NE(headline.find("(500 bytes)"), std::string::npos) << "a cut says how much there was";
+}
+
+TEST(Evidence, SubjectChecksLeadAndCollateralOnesAreLabelled) {
+  CaseResult result;
+  result.case_id = "ping/x";
+  result.verdict = Verdict::Fail;
+  CheckResult rule;
+  rule.id = "ping/x:http:session-id";
+  rule.verdict = Verdict::Fail;
+  rule.collateral = true;
+  CheckResult pong;
+  pong.id = "ping/x:pong";
+  pong.level = Level::Should;
+  pong.verdict = Verdict::NonStrict;
+  result.checks = {rule, pong};
+  const auto notable = notable_checks(result);
+  ASSERT_EQ(notable.size(), 2u);
+  EXPECT_EQ(notable[0]->id, "ping/x:pong");
+  const auto text = evidence_text(result);
+  EXPECT_NE(text.find("ping/x:http:session-id [MUST] FAIL (collateral"), std::string::npos) << text;
+  EXPECT_NE(check_headline(rule).find("(collateral)"), std::string::npos);
 }
 
 }  // namespace

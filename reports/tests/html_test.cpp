@@ -92,6 +92,26 @@ TEST(HtmlReport, MatrixColoursEachCellAndLinksItsPage) {
   EXPECT_NE(deep.find("<a href=\"../../../../../index.html\">"), std::string::npos);
 }
 
+TEST(HtmlReport, IndexSaysOnceWhichCollateralDefectFailedManyCases) {
+  const auto dir = fresh_dir("collateral");
+  auto rule = make_check("ping/a:http:session-id", Verdict::Fail);
+  rule.collateral = true;
+  rule.actual = "POST without Mcp-Session-Id";
+  auto other = rule;
+  other.id = "ping/b:http:session-id";
+  write_html_report(
+      {{"client", make_run({make_case("ping/a", {rule}), make_case("ping/b", {other})})}}, dir);
+  const std::string index = read_text(dir / "index.html");
+  EXPECT_NE(index.find("<li><code>http:session-id</code> [MUST] failed in 2 case(s) of client: "
+                       "POST without Mcp-Session-Id</li>"),
+            std::string::npos)
+      << index;
+  write_html_report(
+      {{"clean", make_run({make_case("ping/a", {make_check("ping/a:pong", Verdict::Fail)})})}},
+      dir);
+  EXPECT_EQ(read_text(dir / "index.html").find("Collateral defects"), std::string::npos);
+}
+
 TEST(HtmlReport, CasePageShowsChecksSpecTimingsAndTranscript) {
   const auto dir = fresh_dir("case");
   auto check = make_check("ping/idle:pong", Verdict::Pass);

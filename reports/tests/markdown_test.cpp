@@ -44,6 +44,31 @@ TEST(SummaryMarkdown, ListsFailuresWithReasonAndSpecLinkAndLatency) {
   EXPECT_NE(md.find("| `ping/b` | stdio | 1 | 0.25 | 0.25 | 0.25 |"), std::string::npos) << md;
 }
 
+// One collateral defect (a missing notifications/initialized) failing many cases is said once
+// at the top; each case's own reason stays its subject's check.
+TEST(SummaryMarkdown, SaysOnceWhenOneCollateralDefectExplainsManyFailures) {
+  std::vector<CaseResult> cases;
+  for (const char* id : {"ping/a", "ping/b", "ping/c"}) {
+    auto handshake = make_check(std::string(id) + ":handshake", Verdict::Fail);
+    handshake.collateral = true;
+    handshake.actual = "no notifications/initialized";
+    auto pong = make_check(std::string(id) + ":pong", Verdict::NonStrict, Level::Should);
+    cases.push_back(make_case(id, {handshake, pong}));
+  }
+  const std::string md = render_summary_markdown(make_run(cases));
+  EXPECT_NE(md.find("### Collateral defects"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `handshake` | MUST | 3 | no notifications/initialized |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `ping/a` | stdio | FAIL | `ping/a:pong` [SHOULD]"), std::string::npos)
+      << "a case's reason leads with its own subject\n"
+      << md;
+}
+
+TEST(SummaryMarkdown, NoCollateralSectionWithoutCollateralFailures) {
+  const auto run = make_run({make_case("ping/c", {make_check("ping/c:pong", Verdict::Fail)})});
+  EXPECT_EQ(render_summary_markdown(run).find("Collateral"), std::string::npos);
+}
+
 TEST(SummaryMarkdown, EscapesTableCells) {
   auto check = make_check("ping/c:pong", Verdict::Fail);
   check.actual = "a | b\nc";

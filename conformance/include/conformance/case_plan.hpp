@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.hpp"
+#include "core/scenario.hpp"
 
 namespace mcpping {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "conformance/case_plan.hpp"
-#include "engine/scenario.hpp"
+#include "core/scenario.hpp"
 #include "reports/results.hpp"
 
 namespace mcpping {

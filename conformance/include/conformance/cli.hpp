@@ -33,8 +33,10 @@ struct RunOptions {
 };
 
 struct ListOptions {
+  std::vector<std::string> scenario_globs;  // empty: every case
   std::optional<std::string> transport;
   bool markdown = false;  // docs/catalogue.md instead of one line per case
+  bool json = false;      // the catalogue as one JSON document (catalogue_json.hpp)
   std::optional<std::filesystem::path> fixtures;
 };
 

@@ -1,4 +1,5 @@
-// Turns what was observed in one case into checks and a verdict (docs/verdicts.md).
+// Turns what was observed in one case into checks and a verdict (docs/verdicts.md). Every
+// verdict goes through judge().
 #pragma once
 
 #include <optional>
@@ -7,8 +8,8 @@
 
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
-#include "conformance/transcript_reader.hpp"
-#include "engine/scenario.hpp"
+#include "core/scenario.hpp"
+#include "core/transcript_model.hpp"
 #include "reports/results.hpp"
 
 namespace mcpping {
@@ -23,15 +24,12 @@ struct CaseObservations {
 struct Evaluation {
   Verdict verdict = Verdict::Pass;
   std::string reason;  // for UNSUPPORTED and ERROR
+  CaseResult::Unsupported unsupported = CaseResult::Unsupported::kNo;
   std::vector<CheckResult> checks;
   std::optional<double> focus_ms;  // transcript time of the first notable outcome
 };
 
 Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& observed,
                          const SpecReferences& refs);
-
-// Spec keys to references; an unknown key yields a reference that says so.
-std::vector<SpecReference> resolve_spec(const std::vector<std::string>& keys,
-                                        const SpecReferences& refs);
 
 }  // namespace mcpping

@@ -15,7 +15,4 @@ std::string check_headline(const CheckResult& check);
 // spec sentence and Expected/Actual, then the transcript excerpt and the evidence folder.
 std::string evidence_text(const CaseResult& result);
 
-// Text shortened to at most `max` characters, with an ellipsis marker when cut.
-std::string shorten(const std::string& text, std::size_t max);
-
 }  // namespace mcpping

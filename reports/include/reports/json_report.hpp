@@ -23,12 +23,16 @@ void write_results_json(const RunResult& run, const std::filesystem::path& file)
 // naming the file and what is wrong.
 RunResult read_results_json(const std::filesystem::path& file);
 
-// Latency percentiles over every pong latency a case recorded (nearest rank).
+// Latency percentiles (nearest rank, core/latency.hpp) and how many latencies they cover.
 struct LatencyFigures {
   std::size_t count = 0;
   double p50 = 0, p95 = 0, max = 0;
 };
+LatencyFigures latency_figures(const std::vector<double>& latencies);
+// Over every pong latency a case recorded.
 LatencyFigures latency_figures(const CaseResult& result);
+// Over every pong latency of a run; of one transport's cases when `transport` is not empty.
+LatencyFigures latency_figures(const RunResult& run, const std::string& transport = {});
 
 std::string_view to_string(CaseResult::Expectation expectation);
 

@@ -15,4 +15,7 @@ void write_summary_markdown(const RunResult& run, const std::filesystem::path& f
 // (plus non-strict, flaky and stale counts when there are any).
 std::string closing_line(const RunResult& run);
 
+// Text made safe for one Markdown table cell: '|' escaped, line breaks as spaces.
+std::string markdown_cell(const std::string& text);
+
 }  // namespace mcpping

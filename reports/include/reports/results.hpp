@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.hpp"
-#include "engine/verdict.hpp"
+#include "core/spec_reference.hpp"
+#include "core/verdict.hpp"
 
 namespace mcpping {
 
@@ -15,7 +15,11 @@ struct CheckResult {
   std::string id;  // full id: "<case id>:<short id>"
   std::string short_id;
   Level level = Level::Must;
-  Verdict verdict = Verdict::Pass;
+  Outcome outcome = Outcome::Met;   // what was observed
+  Verdict verdict = Verdict::Pass;  // what the judge made of level and outcome
+  // Not the case's own subject: recorded by a mock server on its own (a transport rule, an
+  // invalid line) or by the runner for the driver process.
+  bool collateral = false;
   std::vector<SpecReference> spec;
   std::string expected;
   std::string actual;
@@ -31,6 +35,15 @@ struct CaseResult {
   std::string catches;
   Verdict verdict = Verdict::Pass;
   std::string reason;  // UNSUPPORTED or ERROR: why
+  // Why an UNSUPPORTED case does not apply.
+  enum class Unsupported {
+    kNo,
+    kRevision,   // the run's revision is outside the case's
+    kTransport,  // the case does not run on the transport
+    kDriver,     // the driver exited 127
+    kClient,     // the client lacks an optional feature the case needs (it MAY)
+  };
+  Unsupported unsupported = Unsupported::kNo;
   std::vector<CheckResult> checks;
   double duration_ms = 0;
   std::filesystem::path evidence_dir;
@@ -84,7 +97,19 @@ struct VerdictCounts {
 // from the verdict they carry (an expected FAIL is not in `fail`).
 VerdictCounts count_verdicts(const std::vector<CaseResult>& cases);
 
-// The checks that make the case's verdict worse than PASS/INFORMATIONAL, worst first.
+// The checks that are not PASS: those of the case's own subject first, then collateral ones,
+// the worst first within each.
 std::vector<const CheckResult*> notable_checks(const CaseResult& result);
+
+// A collateral check (the handshake, a transport rule) that failed in several cases: one
+// defect outside those cases' subject, said once at the top of a report.
+struct CollateralDefect {
+  std::string check;  // short id, e.g. "handshake", "http:session-id"
+  Level level = Level::Must;
+  std::size_t cases = 0;
+  std::string example;  // the Actual of its first failure
+};
+// Collateral checks that fail the run (under its strictness), most cases first.
+std::vector<CollateralDefect> collateral_defects(const RunResult& run);
 
 }  // namespace mcpping

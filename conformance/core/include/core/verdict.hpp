@@ -1,25 +1,32 @@
-// Levels and verdicts, as design/VERDICTS.md defines them.
+// Levels, outcomes and verdicts (docs/verdicts.md). The mock servers record outcomes; only the
+// runner's judge (conformance/src/judge.cpp) turns a level and an outcome into a verdict.
 #pragma once
 
 #include <optional>
-#include <string>
 #include <string_view>
 
 namespace mcpping {
 
-// May: welcome but not required (met: PASS, unmet: INFORMATIONAL), docs/verdicts.md.
+// May: welcome but not required. Info: a record of what happened, never judged.
 enum class Level { Must, Should, Info, May };
+
+// What a check observed, before any judging.
+enum class Outcome {
+  Met,         // the client did what the check expects
+  Degraded,    // met only in a lesser way (a pong sent only at the next request)
+  Broken,      // not met
+  NotReached,  // never judged: the client died, closed, or never got there
+};
 
 // Ordered by severity: a case's verdict is the worst of its checks' verdicts.
 enum class Verdict { Pass, Informational, Unsupported, NonStrict, Fail, Error };
 
 std::string_view to_string(Level level);      // "MUST", "SHOULD", "INFO", "MAY"
+std::string_view to_string(Outcome outcome);  // "met", "degraded", "broken", "not_reached"
 std::string_view to_string(Verdict verdict);  // "PASS", "NON_STRICT", ...
 std::optional<Level> parse_level(std::string_view text);
+std::optional<Outcome> parse_outcome(std::string_view text);
 std::optional<Verdict> parse_verdict(std::string_view text);
-
-// The verdict of a check of this level that was not met.
-Verdict failure_verdict(Level level);
 
 // The more severe of the two.
 Verdict worst(Verdict a, Verdict b);

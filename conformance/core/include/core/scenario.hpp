@@ -3,15 +3,18 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "engine/verdict.hpp"
+#include "core/check.hpp"
+#include "core/fixture_reader.hpp"
+#include "core/spec_reference.hpp"
+#include "core/verdict.hpp"
 
 namespace mcpping {
 
@@ -24,40 +27,6 @@ std::optional<std::size_t> revision_index(std::string_view revision);
 
 // The known transports: "stdio", "streamable-http", "sse".
 const std::vector<std::string>& known_transports();
-
-// A fixture the suite cannot use. what() reads "<file>: <json pointer>: <reason>".
-class FixtureError : public std::runtime_error {
- public:
-  FixtureError(std::string file, std::string pointer, std::string reason);
-  const std::string& file() const { return file_; }
-  const std::string& pointer() const { return pointer_; }
-  const std::string& reason() const { return reason_; }
-
- private:
-  std::string file_, pointer_, reason_;
-};
-
-struct SpecReference {
-  std::string key;
-  std::string url;
-  std::string revision;
-  std::string text;
-};
-
-// fixtures/spec-references.json, by key.
-using SpecReferences = std::map<std::string, SpecReference>;
-SpecReferences load_spec_references(const std::filesystem::path& file);
-
-// A check as a fixture declares it.
-struct CheckDef {
-  std::string id;  // short id, unique within the scenario
-  Level level = Level::Must;
-  std::vector<std::string> spec;  // keys into SpecReferences
-  // The transports its step runs on, when the step says (`"transports"`); empty: all.
-  std::vector<std::string> transports = {};
-
-  bool applies_to(std::string_view transport) const;
-};
 
 // A check on one of the driver's step lines.
 struct DriverCheck {
@@ -94,7 +63,7 @@ struct Scenario {
   // Runs alone, never beside other cases: its verdict depends on CPU time (a burst of pongs
   // judged against the cap), which other cases on a small machine would take away.
   bool exclusive = false;
-  Json http;                          // the optional top-level "http" object, else null
+  Json http;  // the optional top-level "http" object, else null
   // Every check the script declares, in script order (driver checks not included).
   std::vector<CheckDef> script_checks;
 
@@ -102,14 +71,29 @@ struct Scenario {
   bool applies_to(std::string_view revision) const;
 };
 
+// What a script validator needs besides the script.
+struct ScriptContext {
+  std::string file;                                      // named in errors
+  const TimeoutTable* timeouts = nullptr;                // names `within`, `window`... may use
+  const SpecReferences* refs = nullptr;                  // when set, spec keys must exist here
+  const std::vector<std::string>* transports = nullptr;  // the case's transports, when known
+};
+
+// Validates a script array (pointers start at "/script") and returns the checks it declares,
+// in script order, each with the transports its step runs on. Throws FixtureError. The
+// script language belongs to the mock servers' engine (engine/script.hpp).
+using ScriptValidator = std::function<std::vector<CheckDef>(const Json&, const ScriptContext&)>;
+
 // Loads and validates one fixture. `id` is the case id (path below scenarios/, no .json).
 // Throws FixtureError naming file, field and reason.
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
-                       const Defaults& defaults, const SpecReferences& refs);
+                       const Defaults& defaults, const SpecReferences& refs,
+                       const ScriptValidator& validate_script);
 
 // Loads every fixture under `scenarios_dir`, sorted by id. Throws on the first broken one.
 std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
-                                     const Defaults& defaults, const SpecReferences& refs);
+                                     const Defaults& defaults, const SpecReferences& refs,
+                                     const ScriptValidator& validate_script);
 
 // What one case needs to know at run time.
 struct RunSettings {
@@ -129,27 +113,11 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
 // driver_steps with every {"op":"idle","timeout":NAME} turned into {"op":"idle","ms":N}.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled);
 
-// --- Beyond the runner's needs: shared with the mock servers and the tests. ---
-
 // The timeout names every resolved script must define (the interpreter's defaults use them).
 const std::vector<std::string>& required_timeouts();
 
-// The check the `handshake` step records.
-CheckDef handshake_check();
-
-// Validates a script array. `file` names the source in errors; pointers start at "/script".
-// `timeout_names` are the names `within`/`window`/`pause` may use. With `refs`, spec keys
-// must exist there. With `transports`, HTTP-only steps are refused when "stdio" is among
-// them, and stdio-only steps (close_stdin, close_stdout) when an HTTP transport is.
-// Returns the checks the script declares, in script order.
-std::vector<CheckDef> validate_script(const Json& script, const std::string& file,
-                                      const TimeoutTable& timeouts, const SpecReferences* refs,
-                                      const std::vector<std::string>* transports = nullptr);
-
-// Checks the shape of a resolve_script() result (the mock servers' input). Throws
-// FixtureError naming `file`.
-void validate_resolved_script(const Json& resolved, const std::string& file);
-
-Json to_json(const CheckDef& check);
+// Checks the top level of a resolve_script() result (the mock servers' input) and returns
+// its timeout table; the script itself is the engine's to parse. Throws FixtureError.
+TimeoutTable validate_resolved_header(const Json& resolved, const std::string& file);
 
 }  // namespace mcpping

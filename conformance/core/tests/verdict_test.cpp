@@ -1,4 +1,4 @@
-#include "engine/verdict.hpp"
+#include "core/verdict.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,11 +19,11 @@ TEST(Verdict, NamesRoundTrip) {
   EXPECT_FALSE(parse_level("MAYBE"));
 }
 
-TEST(Verdict, FailureVerdictFollowsLevel) {
-  EXPECT_EQ(failure_verdict(Level::Must), Verdict::Fail);
-  EXPECT_EQ(failure_verdict(Level::Should), Verdict::NonStrict);
-  EXPECT_EQ(failure_verdict(Level::Info), Verdict::Informational);
-  EXPECT_EQ(failure_verdict(Level::May), Verdict::Informational);
+TEST(Verdict, OutcomeNamesRoundTrip) {
+  for (auto o : {Outcome::Met, Outcome::Degraded, Outcome::Broken, Outcome::NotReached})
+    EXPECT_EQ(parse_outcome(to_string(o)), o);
+  EXPECT_EQ(to_string(Outcome::NotReached), "not_reached");
+  EXPECT_FALSE(parse_outcome("PASS"));
 }
 
 TEST(Verdict, WorstIsTheMoreSevere) {

@@ -1,4 +1,4 @@
-#include "engine/pattern.hpp"
+#include "core/pattern.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,0 +1,358 @@
+#include "core/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/pattern.hpp"
+#include "core/text.hpp"
+
+namespace mcpping {
+
+namespace {
+
+const std::vector<std::string> kTopLevelKeys = {
+    "title",         "description", "catches",       "transports", "revisions", "driver_steps",
+    "driver_checks", "script",      "deadline_kill", "http",       "exclusive"};
+
+const std::vector<std::string> kDriverOps = {"connect", "call_tool", "list_tools",
+                                             "ping",    "idle",      "close"};
+
+using Checker = FixtureReader;
+
+std::vector<std::string> timeout_names(const TimeoutTable& timeouts) {
+  std::vector<std::string> names;
+  for (const auto& [name, ms] : timeouts) names.push_back(name);
+  return names;
+}
+
+void check_timeout(const Checker& c, const Json& value, const std::string& pointer,
+                   const TimeoutTable& timeouts) {
+  const auto name = c.string(value, pointer);
+  if (!timeouts.count(name)) {
+    c.fail(pointer,
+           "unknown timeout \"" + name + "\" (known: " + join(timeout_names(timeouts), ", ") + ")");
+  }
+}
+
+void add_check(const Checker& c, std::vector<CheckDef>& checks, CheckDef check,
+               const std::string& pointer) {
+  for (const auto& existing : checks) {
+    if (existing.id == check.id) c.fail(pointer, "duplicate check id \"" + check.id + "\"");
+  }
+  checks.push_back(std::move(check));
+}
+
+void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable& timeouts) {
+  c.array(steps, "/driver_steps");
+  if (steps.empty()) c.fail("/driver_steps", "must not be empty");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto p = "/driver_steps/" + std::to_string(i);
+    const auto& step = c.object(steps[i], p);
+    const auto op = c.string(c.member(step, "op", p), p + "/op");
+    if (std::find(kDriverOps.begin(), kDriverOps.end(), op) == kDriverOps.end()) {
+      c.fail(p + "/op", "unknown op \"" + op + "\" (known: " + join(kDriverOps, ", ") + ")");
+    }
+    if (op == "call_tool") {
+      c.only_keys(step, {"op", "name", "arguments"}, p);
+      c.nonempty_string(c.member(step, "name", p), p + "/name");
+      if (step.contains("arguments")) c.object(step["arguments"], p + "/arguments");
+    } else if (op == "idle") {
+      c.only_keys(step, {"op", "ms", "timeout"}, p);
+      if (step.contains("ms") == step.contains("timeout")) {
+        c.fail(p, "an idle step needs exactly one of \"ms\" and \"timeout\"");
+      }
+      if (step.contains("ms")) c.count(step["ms"], p + "/ms", 0);
+      if (step.contains("timeout")) check_timeout(c, step["timeout"], p + "/timeout", timeouts);
+    } else {
+      c.only_keys(step, {"op"}, p);
+    }
+  }
+}
+
+void check_http_options(const Checker& c, const Json& http) {
+  c.object(http, "/http");
+  c.only_keys(http, {"post_responses"}, "/http");
+  if (http.contains("post_responses")) {
+    const auto mode = c.string(http["post_responses"], "/http/post_responses");
+    if (mode != "auto" && mode != "sse")
+      c.fail("/http/post_responses", "must be \"auto\" or \"sse\"");
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_revisions() {
+  static const std::vector<std::string> revisions = {"2024-11-05", "2025-03-26", "2025-06-18",
+                                                     "2025-11-25", "2026-07-28"};
+  return revisions;
+}
+
+std::optional<std::size_t> revision_index(std::string_view revision) {
+  const auto& all = known_revisions();
+  const auto it = std::find(all.begin(), all.end(), revision);
+  if (it == all.end()) return std::nullopt;
+  return static_cast<std::size_t>(it - all.begin());
+}
+
+const std::vector<std::string>& known_transports() {
+  static const std::vector<std::string> transports = {"stdio", "streamable-http", "sse"};
+  return transports;
+}
+
+const std::vector<std::string>& required_timeouts() {
+  static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
+                                                 "pong_cap_ms",      "quiet_ms",  "settle_ms"};
+  return names;
+}
+
+Defaults load_defaults(const std::filesystem::path& file) {
+  const Checker c(file.string());
+  const auto root = parse_json_file(file);
+  c.object(root, "");
+  c.only_keys(root, {"timeouts", "line_cap_bytes", "server_info", "capabilities", "tools"}, "");
+  Defaults defaults;
+  const auto& timeouts = c.object(c.member(root, "timeouts", ""), "/timeouts");
+  for (const auto& [name, ms] : timeouts.items()) {
+    if (!ms.is_number() || ms.get<double>() <= 0) {
+      c.fail("/timeouts/" + name, "must be a positive number of milliseconds");
+    }
+    defaults.timeouts[name] = ms.get<double>();
+  }
+  for (const auto& name : required_timeouts()) {
+    if (!defaults.timeouts.count(name)) c.fail("/timeouts/" + name, "required");
+  }
+  defaults.line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
+  defaults.server_info = c.object(c.member(root, "server_info", ""), "/server_info");
+  defaults.capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities");
+  defaults.tools = c.array(c.member(root, "tools", ""), "/tools");
+  return defaults;
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
+                       const Defaults& defaults, const SpecReferences& refs,
+                       const ScriptValidator& validate_script) {
+  const Checker c(file.string());
+  const auto root = parse_json_file(file);
+  c.object(root, "");
+  c.only_keys(root, kTopLevelKeys, "");
+
+  Scenario s;
+  s.id = id;
+  s.file = file;
+  s.title = c.nonempty_string(c.member(root, "title", ""), "/title");
+  s.description = c.nonempty_string(c.member(root, "description", ""), "/description");
+  s.catches = c.nonempty_string(c.member(root, "catches", ""), "/catches");
+
+  const auto& transports = c.array(c.member(root, "transports", ""), "/transports");
+  if (transports.empty()) c.fail("/transports", "must name at least one transport");
+  for (std::size_t i = 0; i < transports.size(); ++i) {
+    const auto p = "/transports/" + std::to_string(i);
+    auto t = c.string(transports[i], p);
+    const auto& known = known_transports();
+    if (std::find(known.begin(), known.end(), t) == known.end()) {
+      c.fail(p, "unknown transport \"" + t + "\" (known: " + join(known, ", ") + ")");
+    }
+    if (std::find(s.transports.begin(), s.transports.end(), t) != s.transports.end()) {
+      c.fail(p, "transport \"" + t + "\" is listed twice");
+    }
+    s.transports.push_back(std::move(t));
+  }
+
+  if (root.contains("revisions")) {
+    const auto& r = c.object(root["revisions"], "/revisions");
+    c.only_keys(r, {"from", "until"}, "/revisions");
+    auto revision = [&](const char* key, std::string& out) {
+      if (!r.contains(key)) return;
+      const auto p = std::string("/revisions/") + key;
+      out = c.string(r[key], p);
+      if (!revision_index(out)) {
+        c.fail(p,
+               "unknown revision \"" + out + "\" (known: " + join(known_revisions(), ", ") + ")");
+      }
+    };
+    revision("from", s.revision_from);
+    revision("until", s.revision_until);
+    if (*revision_index(s.revision_from) > *revision_index(s.revision_until)) {
+      c.fail("/revisions",
+             "\"from\" " + s.revision_from + " is after \"until\" " + s.revision_until);
+    }
+  }
+
+  s.driver_steps = c.member(root, "driver_steps", "");
+  check_driver_steps(c, s.driver_steps, defaults.timeouts);
+
+  if (root.contains("http")) {
+    check_http_options(c, root["http"]);
+    s.http = root["http"];
+  }
+
+  s.script = c.member(root, "script", "");
+  s.script_checks = validate_script(
+      s.script, ScriptContext{file.string(), &defaults.timeouts, &refs, &s.transports});
+
+  if (root.contains("driver_checks")) {
+    const auto& checks = c.array(root["driver_checks"], "/driver_checks");
+    std::vector<CheckDef> all = s.script_checks;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      const auto p = "/driver_checks/" + std::to_string(i);
+      const auto& dc = c.object(checks[i], p);
+      c.only_keys(dc, {"id", "level", "spec", "step", "expect"}, p);
+      DriverCheck check;
+      check.check = parse_check(c,
+                                Json{{"id", c.member(dc, "id", p)},
+                                     {"level", c.member(dc, "level", p)},
+                                     {"spec", c.member(dc, "spec", p)}},
+                                p, &refs);
+      check.step = c.count(c.member(dc, "step", p), p + "/step", 0);
+      if (check.step >= s.driver_steps.size()) {
+        c.fail(p + "/step", "driver step " + std::to_string(check.step) +
+                                " does not exist (there are " +
+                                std::to_string(s.driver_steps.size()) + ")");
+      }
+      check.expect = c.member(dc, "expect", p);
+      if (auto problem = check_pattern(check.expect)) {
+        c.fail(p + "/expect" + problem->pointer, problem->reason);
+      }
+      add_check(c, all, check.check, p + "/id");
+      s.driver_checks.push_back(std::move(check));
+    }
+  }
+
+  if (root.contains("exclusive")) {
+    if (!root["exclusive"].is_boolean()) c.fail("/exclusive", "must be true or false");
+    s.exclusive = root["exclusive"].get<bool>();
+  }
+  if (root.contains("deadline_kill")) {
+    const auto kill = c.string(root["deadline_kill"], "/deadline_kill");
+    if (kill == "FAIL") {
+      s.deadline_kill = Level::Must;
+    } else if (kill == "INFO") {
+      s.deadline_kill = Level::Info;
+    } else {
+      c.fail("/deadline_kill", "must be \"FAIL\" or \"INFO\"");
+    }
+  }
+  return s;
+}
+
+std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
+                                     const Defaults& defaults, const SpecReferences& refs,
+                                     const ScriptValidator& validate_script) {
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(scenarios_dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    auto id =
+        std::filesystem::relative(entry.path(), scenarios_dir).replace_extension().generic_string();
+    files.emplace_back(std::move(id), entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Scenario> out;
+  for (const auto& [id, path] : files)
+    out.push_back(load_scenario(path, id, defaults, refs, validate_script));
+  return out;
+}
+
+bool Scenario::runs_on(std::string_view transport) const {
+  return std::find(transports.begin(), transports.end(), transport) != transports.end();
+}
+
+bool Scenario::applies_to(std::string_view revision) const {
+  const auto index = revision_index(revision);
+  return index && *index >= *revision_index(revision_from) &&
+         *index <= *revision_index(revision_until);
+}
+
+TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier) {
+  TimeoutTable out;
+  for (const auto& [name, ms] : defaults.timeouts) out[name] = ms * multiplier;
+  return out;
+}
+
+Json resolve_script(const Scenario& scenario, const Defaults& defaults, const RunSettings& run) {
+  Json checks = Json::array();
+  for (const auto& check : scenario.script_checks) {
+    if (check.applies_to(run.transport)) checks.push_back(to_json(check));
+  }
+  // Steps limited to other transports are left out; the rest lose their filter.
+  Json script = Json::array();
+  for (const auto& step : scenario.script) {
+    if (step.contains("transports")) {
+      const auto& only = step["transports"];
+      if (std::find(only.begin(), only.end(), Json(run.transport)) == only.end()) continue;
+      Json kept = step;
+      kept.erase("transports");
+      script.push_back(std::move(kept));
+    } else {
+      script.push_back(step);
+    }
+  }
+  Json http = scenario.http.is_object() ? scenario.http : Json::object();
+  if (!http.contains("post_responses")) http["post_responses"] = "auto";
+  return Json{{"format", "mcp-ping-script/1"},
+              {"scenario", scenario.id},
+              {"transport", run.transport},
+              {"revision", run.revision},
+              {"timeout_multiplier", run.timeout_multiplier},
+              {"timeouts", scaled_timeouts(defaults, run.timeout_multiplier)},
+              {"line_cap_bytes", defaults.line_cap_bytes},
+              {"server",
+               {{"server_info", defaults.server_info},
+                {"capabilities", defaults.capabilities},
+                {"tools", defaults.tools}}},
+              {"http", http},
+              {"script", script},
+              {"checks", checks}};
+}
+
+Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) {
+  Json steps = scenario.driver_steps;
+  for (auto& step : steps) {
+    if (step.value("op", "") == "idle" && step.contains("timeout")) {
+      const auto name = step["timeout"].get<std::string>();
+      const auto it = scaled.find(name);
+      if (it == scaled.end()) {
+        throw FixtureError(scenario.file.string(), "/driver_steps",
+                           "unknown timeout \"" + name + "\"");
+      }
+      step.erase("timeout");
+      step["ms"] = static_cast<std::int64_t>(std::llround(it->second));
+    }
+  }
+  return steps;
+}
+
+TimeoutTable validate_resolved_header(const Json& resolved, const std::string& file) {
+  const Checker c(file);
+  c.object(resolved, "");
+  if (resolved.value("format", "") != "mcp-ping-script/1") {
+    c.fail("/format", "must be \"mcp-ping-script/1\"");
+  }
+  c.nonempty_string(c.member(resolved, "scenario", ""), "/scenario");
+  c.string(c.member(resolved, "transport", ""), "/transport");
+  const auto revision = c.string(c.member(resolved, "revision", ""), "/revision");
+  if (!revision_index(revision)) c.fail("/revision", "unknown revision \"" + revision + "\"");
+  TimeoutTable timeouts;
+  const auto& table = c.object(c.member(resolved, "timeouts", ""), "/timeouts");
+  for (const auto& [name, ms] : table.items()) {
+    if (!ms.is_number() || ms.get<double>() <= 0) {
+      c.fail("/timeouts/" + name, "must be a positive number of milliseconds");
+    }
+    timeouts[name] = ms.get<double>();
+  }
+  for (const auto& name : required_timeouts()) {
+    if (!timeouts.count(name)) c.fail("/timeouts/" + name, "required");
+  }
+  c.count(c.member(resolved, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
+  const auto& server = c.object(c.member(resolved, "server", ""), "/server");
+  c.object(c.member(server, "server_info", "/server"), "/server/server_info");
+  c.object(c.member(server, "capabilities", "/server"), "/server/capabilities");
+  c.array(c.member(server, "tools", "/server"), "/server/tools");
+  if (resolved.contains("http")) check_http_options(c, resolved["http"]);
+  c.array(c.member(resolved, "script", ""), "/script");
+  return timeouts;
+}
+
+}  // namespace mcpping

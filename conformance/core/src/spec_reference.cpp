@@ -1,0 +1,34 @@
+#include "core/spec_reference.hpp"
+
+#include "core/fixture_reader.hpp"
+
+namespace mcpping {
+
+SpecReferences load_spec_references(const std::filesystem::path& file) {
+  const FixtureReader r(file.string());
+  const auto root = parse_json_file(file);
+  r.object(root, "");
+  SpecReferences refs;
+  for (const auto& [key, value] : root.items()) {
+    const auto p = "/" + key;
+    r.object(value, p);
+    r.only_keys(value, {"url", "revision", "text"}, p);
+    refs[key] = SpecReference{key, r.nonempty_string(r.member(value, "url", p), p + "/url"),
+                              r.nonempty_string(r.member(value, "revision", p), p + "/revision"),
+                              r.nonempty_string(r.member(value, "text", p), p + "/text")};
+  }
+  return refs;
+}
+
+std::vector<SpecReference> resolve_spec(const std::vector<std::string>& keys,
+                                        const SpecReferences& refs) {
+  std::vector<SpecReference> out;
+  for (const auto& key : keys) {
+    const auto it = refs.find(key);
+    out.push_back(it != refs.end() ? it->second
+                                   : SpecReference{key, "", "", "(unknown spec reference)"});
+  }
+  return out;
+}
+
+}  // namespace mcpping

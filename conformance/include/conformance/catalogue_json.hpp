@@ -1,0 +1,42 @@
+// `mcp-ping-conformance list --json`: the catalogue as one JSON document for tools, built
+// from the loaded scenarios. mcp_ping_conformance_add_tests() (cmake/McpPingConformance.cmake)
+// registers its ctest tests from it. The document's shape is described in docs/ctest.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/scenario.hpp"
+
+namespace mcpping {
+
+// Which cases the document lists.
+struct CatalogueSelection {
+  std::vector<std::string> globs;        // case ids to keep (as `run --scenario`); empty: all
+  std::optional<std::string> transport;  // keep the cases that run on it; empty: all
+};
+
+// The version of the document's shape; raised when a field changes meaning or goes away.
+constexpr int kCatalogueJsonFormat = 1;
+
+// The scenarios the selection keeps, in catalogue order. Throws std::invalid_argument when a
+// glob matches no case, as `run --scenario` does.
+std::vector<const Scenario*> select_scenarios(const std::vector<Scenario>& scenarios,
+                                              const CatalogueSelection& selection);
+
+// What the case is about: the most demanding level, MUST > SHOULD > MAY > INFO, among the
+// checks its fixture declares (script and driver checks; not the mock server's own checks,
+// such as the handshake, which every case makes); INFO when it declares none.
+Level highest_level(const Scenario& scenario);
+
+// {"format", "transports", "revisions", "cases": [{"id", "area", "title", "transports",
+// "revisions": {"from", "until"}, "exclusive", "deadline_kill", "level", "checks": [{"id",
+// "kind", "level", "implicit", "transports", "spec"[, "step"]}]}]}.
+// Throws std::invalid_argument as select_scenarios() does.
+nlohmann::ordered_json catalogue_json(const std::vector<Scenario>& scenarios,
+                                      const CatalogueSelection& selection = {});
+
+}  // namespace mcpping

@@ -1,0 +1,130 @@
+#include "conformance/catalogue_json.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+#include "conformance/case_plan.hpp"
+#include "core/check.hpp"
+
+namespace mcpping {
+
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+// Higher is more demanding. Level's own order is not this one (Info sits before May).
+int rank(Level level) {
+  switch (level) {
+    case Level::Must:
+      return 3;
+    case Level::Should:
+      return 2;
+    case Level::May:
+      return 1;
+    case Level::Info:
+      return 0;
+  }
+  return 0;
+}
+
+std::string level_name(Level level) { return std::string(to_string(level)); }
+
+// A check the mock server makes on its own in every case that has its step (the handshake's
+// lifecycle order, the transport rules), not one the fixture declares: the ids parse_check()
+// reserves for them.
+bool implicit(const CheckDef& check) {
+  return check.id == handshake_check().id || check.id.rfind("transport:", 0) == 0;
+}
+
+// The scenario's transports the check applies to, in the scenario's order.
+std::vector<std::string> check_transports(const Scenario& scenario, const CheckDef& check) {
+  std::vector<std::string> transports;
+  std::copy_if(scenario.transports.begin(), scenario.transports.end(),
+               std::back_inserter(transports),
+               [&](const std::string& transport) { return check.applies_to(transport); });
+  return transports;
+}
+
+OrderedJson case_json(const Scenario& scenario) {
+  OrderedJson checks = OrderedJson::array();
+  for (const auto& check : scenario.script_checks) {
+    checks.push_back({{"id", check.id},
+                      {"kind", "script"},
+                      {"level", level_name(check.level)},
+                      {"implicit", implicit(check)},
+                      {"transports", check_transports(scenario, check)},
+                      {"spec", check.spec}});
+  }
+  for (const auto& driver_check : scenario.driver_checks) {
+    const CheckDef& check = driver_check.check;
+    checks.push_back({{"id", check.id},
+                      {"kind", "driver"},
+                      {"level", level_name(check.level)},
+                      {"implicit", false},
+                      {"transports", check_transports(scenario, check)},
+                      {"spec", check.spec},
+                      {"step", driver_check.step}});
+  }
+  return {{"id", scenario.id},
+          {"area", scenario.id.substr(0, scenario.id.find('/'))},
+          {"title", scenario.title},
+          {"transports", scenario.transports},
+          {"revisions", {{"from", scenario.revision_from}, {"until", scenario.revision_until}}},
+          {"exclusive", scenario.exclusive},
+          {"deadline_kill", level_name(scenario.deadline_kill)},
+          {"level", level_name(highest_level(scenario))},
+          {"checks", std::move(checks)}};
+}
+
+}  // namespace
+
+std::vector<const Scenario*> select_scenarios(const std::vector<Scenario>& scenarios,
+                                              const CatalogueSelection& selection) {
+  const auto matches = [&](const std::string& glob, const Scenario& scenario) {
+    return glob_matches(glob, scenario.id);
+  };
+  for (const auto& glob : selection.globs) {
+    if (std::none_of(scenarios.begin(), scenarios.end(),
+                     [&](const Scenario& scenario) { return matches(glob, scenario); })) {
+      throw std::invalid_argument("--scenario '" + glob + "' matches no case");
+    }
+  }
+  std::vector<const Scenario*> selected;
+  for (const auto& scenario : scenarios) {
+    if (!selection.globs.empty() &&
+        std::none_of(selection.globs.begin(), selection.globs.end(),
+                     [&](const std::string& glob) { return matches(glob, scenario); })) {
+      continue;
+    }
+    if (selection.transport && !scenario.runs_on(*selection.transport)) continue;
+    selected.push_back(&scenario);
+  }
+  return selected;
+}
+
+Level highest_level(const Scenario& scenario) {
+  Level highest = Level::Info;
+  const auto consider = [&](Level level) {
+    if (rank(level) > rank(highest)) highest = level;
+  };
+  for (const auto& check : scenario.script_checks) {
+    if (!implicit(check)) consider(check.level);
+  }
+  for (const auto& driver_check : scenario.driver_checks) consider(driver_check.check.level);
+  return highest;
+}
+
+nlohmann::ordered_json catalogue_json(const std::vector<Scenario>& scenarios,
+                                      const CatalogueSelection& selection) {
+  OrderedJson cases = OrderedJson::array();
+  for (const Scenario* scenario : select_scenarios(scenarios, selection)) {
+    cases.push_back(case_json(*scenario));
+  }
+  return {{"format", kCatalogueJsonFormat},
+          {"transports", known_transports()},
+          {"revisions", known_revisions()},
+          {"cases", std::move(cases)}};
+}
+
+}  // namespace mcpping

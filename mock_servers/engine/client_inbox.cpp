@@ -1,0 +1,197 @@
+#include "engine/client_inbox.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "core/jsonrpc.hpp"
+#include "core/pattern.hpp"
+#include "core/text.hpp"
+#include "engine/default_server.hpp"
+#include "engine/run.hpp"
+
+namespace mcpping {
+
+Incoming ClientInbox::next(Clock::time_point deadline) {
+  if (stash_) {
+    if (stash_->at > deadline) {
+      // Only a channel that stamps arrivals ahead (a test double) gets here early; a real
+      // one stashed it because it came after the deadline, so this does not wait.
+      std::this_thread::sleep_until(deadline);
+      return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
+    }
+    auto in = std::move(*stash_);
+    stash_.reset();
+    return in;
+  }
+  auto in = run_.channel.receive(deadline);
+  if (in.kind != Incoming::Kind::Timeout && in.at > deadline) {
+    stash_ = std::move(in);
+    return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
+  }
+  return in;
+}
+
+void ClientInbox::invalid_message(const std::string& text, const std::string& why) {
+  if (invalid_recorded_) return;
+  invalid_recorded_ = true;
+  run_.record_implicit(
+      CheckDef{"transport:valid-message", Level::Must, {"stdio.client-writes-only-messages"}},
+      "every line the client writes is a JSON-RPC message (a JSON object)",
+      why + ": " + shorten(text, 200));
+}
+
+bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
+  auto& transcript = run_.transcript;
+  auto json = Json::parse(in.text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    if (in.text.find_first_not_of(" \t\r") == std::string::npos) {
+      transcript.raw(Direction::ClientToServer, in.text, {}, {{"note", "blank line"}});
+      return false;
+    }
+    transcript.raw(Direction::ClientToServer, in.text);
+    invalid_message(in.text, json.is_discarded()
+                                 ? "a line that is not JSON"
+                                 : std::string("a JSON ") +
+                                       std::string(to_string(json_kind(json))) + ", not an object");
+    return false;
+  }
+  // `t` is when the frame was recorded; `arrived` when it was read from the client, the
+  // time latencies are measured to (they differ when the server is busy, e.g. in a burst).
+  transcript.frame(Direction::ClientToServer, in.text, &json, 1,
+                   {{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}});
+  ClientMessage msg{std::move(json), in.at, client_requests, in.meta, {}};
+  const auto& j = msg.json;
+  if (j.contains("method")) {
+    const auto method = method_of(j);
+    if (is_request(j) && method != "ping") ++client_requests;
+    if (claim && claim(msg)) return true;
+    if (is_request(j) && method == "ping") {
+      run_.send_one(make_result(j["id"], Json::object()));
+    } else if (serving) {
+      if (auto answer = default_answer(j, run_.defaults)) run_.send_one(*answer);
+    } else {
+      inbox.push_back(std::move(msg));
+    }
+    return false;
+  }
+  if (is_response(j)) {
+    responses.push_back(msg);
+    return claim && claim(msg);
+  }
+  invalid_message(in.text,
+                  "a JSON object that is neither a request, a notification nor a response");
+  return false;
+}
+
+Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
+  auto& transcript = run_.transcript;
+  for (;;) {
+    if (eof_) return Pump::Eof;
+    const auto limit = std::min(deadline, run_.case_deadline);
+    auto in = next(limit);
+    switch (in.kind) {
+      case Incoming::Kind::Line:
+        if (on_line(in, claim)) return Pump::Stopped;
+        break;
+      case Incoming::Kind::Overflow:
+        transcript.raw(Direction::ClientToServer, in.text, in.bytes,
+                       {{"note", "line longer than the cap; head kept, rest discarded"}});
+        if (!flood_recorded_) {
+          flood_recorded_ = true;
+          run_.record_implicit(
+              CheckDef{"transport:line-too-long", Level::Must, {"stdio.newline-delimited"}},
+              "every client message on one line of at most " + std::to_string(run_.line_cap) +
+                  " bytes",
+              "a line passed " + std::to_string(run_.line_cap) +
+                  " bytes without a newline; head: " + shorten(in.text, 120));
+        }
+        break;
+      case Incoming::Kind::OverflowEnd:
+        transcript.event(
+            "the over-long client line ended after " + std::to_string(in.bytes) + " bytes",
+            {{"bytes", in.bytes}});
+        break;
+      case Incoming::Kind::Unterminated:
+        transcript.raw(Direction::ClientToServer, in.text, {},
+                       {{"note", "input ended inside a line (no newline)"}});
+        break;
+      case Incoming::Kind::Eof:
+        eof_ = true;
+        transcript.event("end of input: the client closed the connection");
+        return Pump::Eof;
+      case Incoming::Kind::Interrupted:
+        return Pump::Interrupted;
+      case Incoming::Kind::Event: {
+        // The host has recorded it; the script sees it only when a step waits for it.
+        if (in.text == "get-stream-opened") get_stream_open = true;
+        if (in.text == "get-stream-closed") get_stream_open = false;
+        if (in.meta.is_object() && in.meta.contains("connected"))
+          client_gone = !in.meta["connected"].get<bool>();
+        if (serving && client_gone) {
+          eof_ = true;
+          transcript.event("the client ended its session: nothing is left to serve");
+          return Pump::Eof;
+        }
+        if (claim && claim(ClientMessage{Json(), in.at, client_requests, in.meta, in.text}))
+          return Pump::Stopped;
+        break;
+      }
+      case Incoming::Kind::Timeout:
+        if (Clock::now() >= run_.case_deadline) return Pump::CaseDeadline;
+        if (Clock::now() >= deadline) return Pump::Deadline;
+        break;
+    }
+  }
+}
+
+std::optional<ClientMessage> ClientInbox::await_message(const Json& pattern,
+                                                        Clock::time_point deadline, Pump& why) {
+  for (auto it = inbox.begin(); it != inbox.end(); ++it) {
+    if (matches(pattern, it->json, run_.captures)) {
+      auto msg = std::move(*it);
+      inbox.erase(it);
+      return msg;
+    }
+  }
+  std::optional<ClientMessage> found;
+  why = pump(deadline, [&](const ClientMessage& m) {
+    if (!is_response(m.json) && matches(pattern, m.json, run_.captures)) {
+      found = m;
+      return true;
+    }
+    return false;
+  });
+  return found;
+}
+
+std::string ClientInbox::no_message_text(Pump why, double within_ms,
+                                         Clock::time_point since) const {
+  switch (why) {
+    case Pump::Eof:
+      return "the client closed the connection after " +
+             format_ms(elapsed_ms(since, Clock::now())) + " ms";
+    case Pump::CaseDeadline:
+      return "the case deadline passed after " + format_ms(elapsed_ms(since, Clock::now())) + " ms";
+    case Pump::Interrupted:
+      return "interrupted";
+    default:
+      break;
+  }
+  std::string text = "nothing matching within " + format_ms(within_ms) + " ms";
+  if (!inbox.empty()) {
+    text += " (waiting unmatched:";
+    std::size_t shown = 0;
+    for (const auto& m : inbox) {
+      if (shown++ == 3) {
+        text += " ...";
+        break;
+      }
+      text += " " + describe_message(m.json) + ";";
+    }
+    text += ")";
+  }
+  return text;
+}
+
+}  // namespace mcpping

@@ -1,0 +1,74 @@
+// What the client sends, as the script sees it: the input pump, the inbox of requests and
+// notifications no step has taken yet, and every response the client sent.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/channel.hpp"
+
+namespace mcpping {
+
+using Json = nlohmann::json;
+
+class Run;
+
+// One client message (or, with `event` set and a null `json`, a transport event).
+struct ClientMessage {
+  Json json;
+  Clock::time_point at;
+  std::size_t requests_before = 0;  // client requests (not pings) that arrived before it
+  Json meta;                        // HTTP facts (Incoming::meta); null on stdio
+  std::string event;                // a transport event's name; json is null then
+};
+
+// Why a pump returned.
+enum class Pump { Stopped, Deadline, Eof, CaseDeadline, Interrupted };
+
+// Sees each client message first. Returns true to stop pumping; a request or notification it
+// stops on is consumed (not answered, not kept in the inbox).
+using Claim = std::function<bool(const ClientMessage&)>;
+
+class ClientInbox {
+ public:
+  explicit ClientInbox(Run& run) : run_(run) {}
+
+  // Processes what the client does until `claim` stops, the deadline, end of input, or the
+  // case deadline. Client pings nobody claims are answered at once; other requests and
+  // notifications wait in the inbox (or, when serving, get their default answer).
+  Pump pump(Clock::time_point deadline, const Claim& claim);
+
+  // Waits for a client request or notification matching `pattern`: first in the inbox, then
+  // as it arrives.
+  std::optional<ClientMessage> await_message(const Json& pattern, Clock::time_point deadline,
+                                             Pump& why);
+
+  // Why nothing came: "nothing matching within 60.0 ms (waiting unmatched: ...)" and the like.
+  std::string no_message_text(Pump why, double within_ms, Clock::time_point since) const;
+
+  std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
+  std::vector<ClientMessage> responses;  // every client response, in order
+  std::size_t client_requests = 0;       // client requests other than ping so far
+  bool serving = false;                  // answer requests the default way as they come
+  bool get_stream_open = false;          // HTTP: the client's listening stream is open
+  bool client_gone = false;              // HTTP: no session or stream left
+
+ private:
+  Incoming next(Clock::time_point deadline);
+  bool on_line(const Incoming& in, const Claim& claim);
+  void invalid_message(const std::string& text, const std::string& why);
+
+  Run& run_;
+  std::optional<Incoming> stash_;  // arrived after the deadline of the pump that read it
+  bool eof_ = false;
+  bool flood_recorded_ = false;
+  bool invalid_recorded_ = false;
+};
+
+}  // namespace mcpping

@@ -1,0 +1,33 @@
+// How a client response is tied to a frame the server sent: by id, strictly or not.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/channel.hpp"
+
+namespace mcpping {
+
+using Json = nlohmann::json;
+
+// A frame the server wrote, and when its last byte went out.
+struct SentFrame {
+  Json frame;
+  Clock::time_point written;
+  std::size_t requests_before = 0;  // client requests (not pings) that had arrived before
+};
+
+// How a response id relates to a request id: the same JSON (Strict), an integer beyond 2^53
+// that came back rounded (Rounded), the same text in another type (Loose), or not at all.
+enum class IdMatch { None, Strict, Rounded, Loose };
+
+IdMatch match_id(const Json& sent, const Json& got);
+
+// Whether `resp` answers `req` for expect_no_response: by id, or, for a request without a
+// usable id, a response with a null or absent id or with an id the server never sent
+// (`all_sent`).
+bool attributed(const SentFrame& req, const Json& resp, const std::vector<SentFrame>& all_sent);
+
+}  // namespace mcpping

@@ -1,0 +1,133 @@
+#include "engine/run.hpp"
+
+#include <cmath>
+
+#include "core/jsonrpc.hpp"
+#include "core/text.hpp"
+
+namespace mcpping {
+
+double elapsed_ms(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+Clock::duration from_ms(double ms) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+}
+
+double round3(double ms) { return std::round(ms * 1000.0) / 1000.0; }
+
+std::string describe_message(const Json& message) {
+  if (message.contains("method")) {
+    auto text = method_of(message);
+    if (text.empty()) text = "method " + safe_dump(message["method"]);
+    if (message.contains("id")) text += " id " + safe_dump(message["id"]);
+    return text;
+  }
+  return shorten(safe_dump(message), 200);
+}
+
+std::string describe_error(const Json& response) {
+  const auto& error = response["error"];
+  std::string text = "error";
+  if (error.is_object()) {
+    if (error.contains("code")) text += " " + safe_dump(error["code"]);
+    if (error.contains("message")) text += " " + safe_dump(error["message"]);
+  } else {
+    text += " " + safe_dump(error);
+  }
+  return text;
+}
+
+std::string typed(const Json& value) {
+  return safe_dump(value) + " (" + std::string(to_string(json_kind(value))) + ")";
+}
+
+Run::Run(const Json& resolved, Channel& channel_, Transcript& transcript_)
+    : channel(channel_),
+      transcript(transcript_),
+      defaults(server_defaults_from(resolved)),
+      client(*this),
+      stderr_writer(channel_, transcript_) {
+  for (const auto& [name, ms] : resolved.at("timeouts").items()) timeouts[name] = ms.get<double>();
+  line_cap = resolved.at("line_cap_bytes").get<std::size_t>();
+  script_size = resolved.at("script").size();
+}
+
+void Run::record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
+                 std::vector<double> latency, Json details) {
+  CheckRecord r;
+  r.check = check;
+  r.outcome = outcome;
+  r.expected = std::move(expected);
+  r.actual = std::move(actual);
+  r.latency_ms = std::move(latency);
+  r.details = std::move(details);
+  if (step_index < script_size) r.step = step_index;
+  transcript.check(r);
+}
+
+void Run::record_implicit(const CheckDef& check, std::string expected, std::string actual) {
+  CheckRecord r;
+  r.check = check;
+  r.outcome = Outcome::Broken;
+  r.expected = std::move(expected);
+  r.actual = std::move(actual);
+  r.implicit = true;
+  if (step_index < script_size) r.step = step_index;
+  transcript.check(r);
+}
+
+bool Run::send_messages(const std::vector<Json>& frames, const SendOptions& options,
+                        const std::string* label) {
+  std::vector<std::string> texts;
+  texts.reserve(frames.size());
+  for (const auto& frame : frames) texts.push_back(safe_dump(frame));
+  const auto result = channel.send(texts, options);
+  for (std::size_t i = 0; i < result.done.size(); ++i) {
+    Json extra = Json::object();
+    if (options.mode == WriteMode::Coalesced && frames.size() > 1)
+      extra["coalesced"] = frames.size();
+    if (label) extra["label"] = *label;
+    if (i < result.streams.size() && !result.streams[i].empty())
+      extra["stream"] = result.streams[i];
+    transcript.frame(Direction::ServerToClient, texts[i], &frames[i], result.writes[i],
+                     std::move(extra));
+    SentFrame sent{frames[i], result.done[i], client.client_requests};
+    all_sent.push_back(sent);
+    if (label) labels[*label].push_back(std::move(sent));
+  }
+  if (!result.ok) {
+    transcript.event("write failed after " + std::to_string(result.done.size()) + " of " +
+                         std::to_string(frames.size()) + " frames: " + result.error,
+                     {{"error", result.error}});
+  }
+  return result.ok;
+}
+
+bool Run::send_one(const Json& frame, const std::string& route) {
+  SendOptions options;
+  options.route = route;
+  return send_messages({frame}, options);
+}
+
+std::optional<std::string> Run::route_of(const std::string& on) {
+  if (on.rfind("post:", 0) != 0) return on;
+  const auto it = captures.find(on.substr(5));
+  if (it == captures.end() || !it->second.contains("id")) {
+    transcript.event("cannot route to \"" + on + "\": no captured request with an id");
+    stop_reason = "bad route";
+    return std::nullopt;
+  }
+  return "post:" + safe_dump(it->second["id"]);
+}
+
+StepResult Run::after_wait(Pump why) {
+  if (why == Pump::CaseDeadline || why == Pump::Interrupted) {
+    abort_reason = why;
+    return StepResult::Abort;
+  }
+  return StepResult::Failed;
+}
+
+}  // namespace mcpping

@@ -1,0 +1,100 @@
+// What one run of a script holds and the services step handlers use: sending, recording
+// checks, captures, labels, timeouts, routes and stop reasons.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/check.hpp"
+#include "core/pattern.hpp"
+#include "core/scenario.hpp"
+#include "engine/channel.hpp"
+#include "engine/client_inbox.hpp"
+#include "engine/default_server.hpp"
+#include "engine/id_match.hpp"
+#include "engine/stderr_writer.hpp"
+#include "engine/step.hpp"
+#include "engine/transcript.hpp"
+
+namespace mcpping {
+
+using Json = nlohmann::json;
+
+double elapsed_ms(Clock::time_point from, Clock::time_point to);
+Clock::duration from_ms(double ms);
+double round3(double ms);  // to the microsecond
+
+// A short human description of a client message: `tools/call id 2`, else the message shortened.
+std::string describe_message(const Json& message);
+// `error -32601 "Method not found"`.
+std::string describe_error(const Json& response);
+// `5 (integer)`.
+std::string typed(const Json& value);
+
+class Run {
+ public:
+  // `resolved` must have passed validate_resolved_script(); `script_size` is its step count.
+  Run(const Json& resolved, Channel& channel, Transcript& transcript);
+
+  Channel& channel;
+  Transcript& transcript;
+  const ServerDefaults defaults;
+  TimeoutTable timeouts;
+  std::size_t line_cap = 0;
+  std::size_t script_size = 0;
+  Clock::time_point case_deadline;
+
+  Captures captures;
+  std::map<std::string, std::vector<SentFrame>> labels;  // frames sent under each label
+  std::vector<SentFrame> all_sent;
+  std::set<std::string> responded;  // capture names the script answered
+  ClientInbox client;
+  StderrWriter stderr_writer;
+  bool output_closed = false;
+  std::size_t step_index = 0;
+  Pump abort_reason = Pump::Deadline;
+  std::string stop_reason;
+
+  // A timeout of the table by name, in ms.
+  double timeout(const std::string& name) const { return timeouts.at(name); }
+
+  // Records an observation for `check`, attributed to the current step.
+  void record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
+              std::vector<double> latency = {}, Json details = Json::object());
+  // The mock server's own check, recorded only when violated.
+  void record_implicit(const CheckDef& check, std::string expected, std::string actual);
+
+  // Sends frames (recorded, kept under `label`); false when a write failed (recorded).
+  bool send_messages(const std::vector<Json>& frames, const SendOptions& options,
+                     const std::string* label = nullptr);
+  bool send_one(const Json& frame, const std::string& route = {});
+
+  Pump pump(Clock::time_point deadline, const Claim& claim) { return client.pump(deadline, claim); }
+
+  // The step's "on" as the host resolves it: "post:NAME" names a capture, the host knows the
+  // POST by the JSON-RPC id of the request it carried. nullopt (recorded, stop reason set)
+  // when the capture has no id.
+  std::optional<std::string> route_of(const std::string& on);
+
+  // Stops the script with `reason`.
+  StepResult fail(std::string reason) {
+    stop_reason = std::move(reason);
+    return StepResult::Failed;
+  }
+  // After a wait that did not get what the step needed: Abort for the case deadline or an
+  // interruption, else Failed.
+  StepResult after_wait(Pump why);
+  // After a wait whose step records its verdict and goes on: Abort for the case deadline or
+  // an interruption, else Ok.
+  StepResult go_on(Pump why) {
+    return why == Pump::CaseDeadline || why == Pump::Interrupted ? after_wait(why) : StepResult::Ok;
+  }
+};
+
+}  // namespace mcpping

@@ -1,0 +1,38 @@
+// A script step, parsed once into a typed struct (docs/scenario-format.md, "Script steps"),
+// and the kind of step it is: its action key, the other keys it may carry, the transports it
+// may run on and its parse function. The kinds are listed in engine/step_table.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcpping {
+
+class Run;
+class StepParser;
+
+// What a step did: go on, stop the script (the stop reason is in Run), or end the run at
+// once (the case deadline passed or the host interrupted).
+enum class StepResult { Ok, Failed, Abort };
+
+class Step {
+ public:
+  virtual ~Step();
+  virtual StepResult run(Run& run) const = 0;
+};
+
+enum class StepTransports { Any, StdioOnly, HttpOnly };
+
+struct StepKind {
+  std::string_view name;          // the action key
+  std::vector<std::string> keys;  // the other keys the step may carry
+  StepTransports transports = StepTransports::Any;
+  std::unique_ptr<Step> (*parse)(StepParser&);
+};
+
+// Every step kind, in documentation order.
+const std::vector<StepKind>& step_kinds();
+
+}  // namespace mcpping

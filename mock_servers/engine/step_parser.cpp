@@ -1,0 +1,171 @@
+#include "engine/step_parser.hpp"
+
+#include <algorithm>
+
+#include "core/pattern.hpp"
+#include "core/text.hpp"
+#include "engine/template.hpp"
+
+namespace mcpping {
+
+StepParser::StepParser(ScriptState& state, const Json& step, std::size_t index,
+                       std::string_view action)
+    : state_(state),
+      step_(step),
+      index_(index),
+      action_(action),
+      pointer_("/script/" + std::to_string(index)),
+      arg_pointer_(pointer_ + "/" + action_) {}
+
+const Json& StepParser::member(const std::string& key) const {
+  return reader().member(step_, key, pointer_);
+}
+
+void StepParser::empty_arg() const {
+  if (!arg().is_object() || !arg().empty()) fail(arg_pointer_, "takes {}");
+}
+
+std::string StepParser::timeout_name(const Json& value, const std::string& pointer) const {
+  const auto name = reader().string(value, pointer);
+  if (!state_.timeouts.count(name)) {
+    std::vector<std::string> names;
+    for (const auto& [known, ms] : state_.timeouts) names.push_back(known);
+    fail(pointer, "unknown timeout \"" + name + "\" (known: " + join(names, ", ") + ")");
+  }
+  return name;
+}
+
+std::string StepParser::timeout(const std::string& key, const std::string& fallback) const {
+  return has(key) ? timeout_name(step_[key], pointer(key)) : fallback;
+}
+
+void StepParser::add_check(CheckDef check, const std::string& pointer) {
+  for (const auto& existing : state_.checks) {
+    if (existing.id == check.id) fail(pointer, "duplicate check id \"" + check.id + "\"");
+  }
+  state_.checks.push_back(std::move(check));
+}
+
+CheckDef StepParser::check(const std::string& key) {
+  auto check = parse_check(reader(), member(key), pointer(key), state_.refs);
+  add_check(check, pointer(key) + "/id");
+  return check;
+}
+
+std::optional<CheckDef> StepParser::optional_check(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  return check(key);
+}
+
+void StepParser::declare_check(CheckDef check) { add_check(std::move(check), arg_pointer_); }
+
+std::string StepParser::known_label() const {
+  const auto label = reader().nonempty_string(arg(), arg_pointer_);
+  if (!state_.labels.count(label))
+    fail(arg_pointer_, "no earlier send has the label \"" + label + "\"");
+  return label;
+}
+
+std::optional<std::string> StepParser::define_label(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  const auto label = reader().nonempty_string(step_[key], pointer(key));
+  if (!state_.labels.insert(label).second)
+    fail(pointer(key), "label \"" + label + "\" is used twice");
+  return label;
+}
+
+std::string StepParser::captured(const Json& value, const std::string& pointer) const {
+  const auto name = reader().nonempty_string(value, pointer);
+  if (!state_.captured.count(name))
+    fail(pointer, "nothing is captured as \"" + name + "\" before this step");
+  return name;
+}
+
+void StepParser::check_refs(const Json& value, const std::string& pointer, bool with_index) const {
+  const auto& captured = state_.captured;
+  for (const auto& use : collect_refs(value)) {
+    const auto root = ref_root(use.ref);
+    if (with_index && use.ref == "i") continue;
+    if (root.empty() || !captured.count(root)) {
+      fail(pointer + use.pointer,
+           "${" + use.ref + "} refers to \"" + root + "\", which no earlier step captures" +
+               (captured.empty()
+                    ? std::string()
+                    : " (captured: " + join({captured.begin(), captured.end()}, ", ") + ")"));
+    }
+  }
+}
+
+Json StepParser::pattern(const Json& value, const std::string& pointer) const {
+  if (auto problem = check_pattern(value)) fail(pointer + problem->pointer, problem->reason);
+  check_refs(value, pointer, false);
+  return value;
+}
+
+Json StepParser::template_value(const Json& value, const std::string& pointer,
+                                bool with_index) const {
+  if (auto problem = check_template(value)) fail(pointer + problem->pointer, problem->reason);
+  check_refs(value, pointer, with_index);
+  return value;
+}
+
+std::string StepParser::route() const {
+  if (!has("on")) return {};
+  const auto on = reader().nonempty_string(step_["on"], pointer("on"));
+  if (on == "get") return on;
+  if (on.rfind("post:", 0) != 0)
+    fail(pointer("on"), "unknown route \"" + on + "\" (known: \"get\", \"post:NAME\")");
+  const auto name = on.substr(5);
+  if (!state_.captured.count(name))
+    fail(pointer("on"), "nothing is captured as \"" + name + "\" before this step");
+  return on;
+}
+
+SseFraming StepParser::sse() const {
+  SseFraming sse;
+  if (!has("sse")) return sse;
+  const auto& c = reader();
+  const auto p = pointer("sse");
+  const auto& o = c.object(step_["sse"], p);
+  c.only_keys(o, {"event", "id", "retry", "line_end", "multiline", "prefix"}, p);
+  // Field values must stay on their line: a line break would start another field.
+  auto one_line = [&](const char* key) -> std::optional<std::string> {
+    if (!o.contains(key)) return std::nullopt;
+    auto text = c.string(o[key], p + "/" + key);
+    if (text.find_first_of("\r\n") != std::string::npos)
+      fail(p + "/" + key, "must not contain a line break");
+    return text;
+  };
+  sse.event = one_line("event");
+  sse.id = one_line("id");
+  if (o.contains("retry"))
+    sse.retry = static_cast<std::int64_t>(c.count(o["retry"], p + "/retry", 0));
+  if (o.contains("line_end")) {
+    sse.line_end = c.string(o["line_end"], p + "/line_end");
+    if (sse.line_end != "\n" && sse.line_end != "\r\n")
+      fail(p + "/line_end", "must be \"\\n\" or \"\\r\\n\"");
+  }
+  if (o.contains("multiline")) {
+    if (!o["multiline"].is_boolean()) fail(p + "/multiline", "must be a boolean");
+    sse.multiline = o["multiline"].get<bool>();
+  }
+  if (o.contains("prefix")) sse.prefix = c.string(o["prefix"], p + "/prefix");
+  return sse;
+}
+
+std::uint64_t StepParser::count(const std::string& key, std::uint64_t min,
+                                std::uint64_t fallback) const {
+  return has(key) ? reader().count(step_[key], pointer(key), min) : fallback;
+}
+
+std::string StepParser::one_of(const std::string& key, const std::vector<std::string>& allowed,
+                               const std::string& fallback,
+                               std::string (*reason)(const std::string& got)) const {
+  if (!has(key)) return fallback;
+  auto value = reader().string(step_[key], pointer(key));
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    fail(pointer(key), reason(value));
+  return value;
+}
+
+}  // namespace mcpping

@@ -1,0 +1,152 @@
+// The script language's step kinds, one line each: the action key, the other keys a step may
+// carry, the transports it may run on and its parse function.
+//
+// Adding a step kind:
+//   1. a handler file under steps/ (or an addition to its family's file) holding the step's
+//      struct (derived from Step, with exactly its fields), its parse function (StepParser
+//      validates as it reads) and its run method (Run provides the services);
+//   2. its parse function declared in steps/step_kinds.hpp;
+//   3. one line in the table below.
+// The generic rules (one action per step, the key whitelist, "transports", HTTP-only and
+// stdio-only steps) apply to it by themselves. Then document it in docs/scenario-format.md.
+#include <algorithm>
+
+#include "core/text.hpp"
+#include "engine/script.hpp"
+#include "engine/step_parser.hpp"
+#include "engine/steps/step_kinds.hpp"
+
+namespace mcpping {
+
+Step::~Step() = default;
+
+const std::vector<StepKind>& step_kinds() {
+  using T = StepTransports;
+  // clang-format off
+  static const std::vector<StepKind> kinds = {
+      {"handshake", {}, T::Any, steps::parse_handshake},
+      {"expect", {"as", "within", "check"}, T::Any, steps::parse_expect},
+      {"send", {"label", "repeat", "write", "chunk", "on", "sse"}, T::Any, steps::parse_send},
+      {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},
+      {"respond", {"result", "error", "default", "on"}, T::Any, steps::parse_respond},
+      {"expect_response", {"within", "late_within", "check"}, T::Any, steps::parse_expect_response},
+      {"expect_error", {"code", "within", "check"}, T::Any, steps::parse_expect_error},
+      {"expect_no_response", {"window", "forbid", "check", "info_check"}, T::Any, steps::parse_expect_no_response},
+      {"expect_none", {"window", "check"}, T::Any, steps::parse_expect_none},
+      {"observe_client_pings", {"window", "check"}, T::Any, steps::parse_observe_client_pings},
+      {"pause", {}, T::Any, steps::parse_pause},
+      {"stderr", {}, T::Any, steps::parse_stderr},
+      {"stderr_bytes", {}, T::Any, steps::parse_stderr_bytes},
+      {"close_stdin", {}, T::StdioOnly, steps::parse_close_stdin},
+      {"close_stdout", {}, T::StdioOnly, steps::parse_close_stdout},
+      {"serve_defaults", {}, T::Any, steps::parse_serve_defaults},
+      {"await_get_stream", {"within"}, T::HttpOnly, steps::parse_await_get_stream},
+      {"fail_next_post", {"with"}, T::HttpOnly, steps::parse_fail_next_post},
+      {"expect_post", {"http", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
+  };
+  // clang-format on
+  return kinds;
+}
+
+namespace {
+
+// The step's kind: exactly one of its keys is an action.
+const StepKind& kind_of(const FixtureReader& c, const Json& step, const std::string& p) {
+  std::vector<const StepKind*> found;
+  for (const auto& kind : step_kinds()) {
+    if (step.contains(kind.name)) found.push_back(&kind);
+  }
+  if (found.size() != 1) {
+    std::vector<std::string> names;
+    for (const auto* kind : found) names.emplace_back(kind->name);
+    if (found.empty()) {
+      for (const auto& kind : step_kinds()) names.emplace_back(kind.name);
+      std::sort(names.begin(), names.end());
+      c.fail(p, "no action (known: " + join(names, ", ") + ")");
+    }
+    // In the order of the step's own keys (alphabetical).
+    std::sort(names.begin(), names.end());
+    c.fail(p, "more than one action: " + join(names, ", "));
+  }
+  return *found.front();
+}
+
+// The step's own "transports", checked against the case's.
+std::vector<std::string> step_transports(const FixtureReader& c, const Json& step,
+                                         const std::string& p,
+                                         const std::vector<std::string>* transports) {
+  std::vector<std::string> out;
+  if (!step.contains("transports")) return out;
+  const auto& list = c.array(step["transports"], p + "/transports");
+  if (list.empty()) c.fail(p + "/transports", "must name at least one transport");
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const auto name = c.nonempty_string(list[k], p + "/transports/" + std::to_string(k));
+    if (transports &&
+        std::find(transports->begin(), transports->end(), name) == transports->end()) {
+      c.fail(p + "/transports/" + std::to_string(k),
+             "\"" + name + "\" is not one of the case's transports");
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
+void check_transports(const FixtureReader& c, const StepKind& kind, const std::string& p,
+                      const std::vector<std::string>* effective) {
+  if (!effective || kind.transports == StepTransports::Any) return;
+  const std::string action(kind.name);
+  const bool has_stdio =
+      std::find(effective->begin(), effective->end(), "stdio") != effective->end();
+  const bool has_http = std::any_of(effective->begin(), effective->end(),
+                                    [](const std::string& t) { return t != "stdio"; });
+  if (has_stdio && kind.transports == StepTransports::HttpOnly)
+    c.fail(p + "/" + action, action + " is an HTTP step: the case cannot list \"stdio\"");
+  if (has_http && kind.transports == StepTransports::StdioOnly)
+    c.fail(p + "/" + action,
+           action + " is a stdio step: the case can list only \"stdio\" as its transport");
+}
+
+}  // namespace
+
+ParsedScript parse_script(const Json& script, const ScriptContext& context) {
+  const FixtureReader c(context.file);
+  c.array(script, "/script");
+  if (script.empty()) c.fail("/script", "must not be empty");
+  ScriptState state{c, *context.timeouts, context.refs, script.size(), {}, {}, {}};
+  ParsedScript parsed;
+  for (std::size_t i = 0; i < script.size(); ++i) {
+    const auto p = "/script/" + std::to_string(i);
+    const auto& step = c.object(script[i], p);
+    // A step limited to some transports runs only there, and so do the checks it declares.
+    const auto transports = step_transports(c, step, p, context.transports);
+    const auto& kind = kind_of(c, step, p);
+    check_transports(c, kind, p, transports.empty() ? context.transports : &transports);
+    auto allowed = kind.keys;
+    allowed.emplace_back(kind.name);
+    allowed.emplace_back("transports");
+    c.only_keys(step, allowed, p);
+    const auto first_check = state.checks.size();
+    StepParser parser(state, step, i, kind.name);
+    parsed.steps.push_back(ScriptStep{kind.name, kind.parse(parser)});
+    for (auto k = first_check; k < state.checks.size(); ++k)
+      state.checks[k].transports = transports;
+  }
+  parsed.checks = std::move(state.checks);
+  return parsed;
+}
+
+std::vector<CheckDef> validate_script(const Json& script, const ScriptContext& context) {
+  return parse_script(script, context).checks;
+}
+
+ParsedScript parse_resolved_script(const Json& resolved, const std::string& file) {
+  const auto timeouts = validate_resolved_header(resolved, file);
+  const std::vector<std::string> transports = {resolved["transport"].get<std::string>()};
+  return parse_script(resolved["script"], ScriptContext{file, &timeouts, nullptr, &transports});
+}
+
+void validate_resolved_script(const Json& resolved, const std::string& file) {
+  parse_resolved_script(resolved, file);
+}
+
+}  // namespace mcpping

@@ -1,0 +1,173 @@
+// Waiting for client messages: expect, expect_none, await_get_stream, observe_client_pings.
+#include "core/jsonrpc.hpp"
+#include "core/pattern.hpp"
+#include "core/text.hpp"
+#include "engine/default_server.hpp"
+#include "engine/run.hpp"
+#include "engine/steps/step_kinds.hpp"
+
+namespace mcpping::steps {
+
+namespace {
+
+struct Expect final : Step {
+  Json pattern;
+  std::optional<std::string> as;
+  std::string within;
+  CheckDef check;
+
+  StepResult run(Run& run) const override {
+    const auto within_ms = run.timeout(within);
+    const auto expected = "a client message matching " + safe_dump(pattern) + " within " +
+                          format_ms(within_ms) + " ms";
+    const auto t0 = Clock::now();
+    Pump why = Pump::Deadline;
+    auto msg = run.client.await_message(pattern, t0 + from_ms(within_ms), why);
+    if (!msg) {
+      run.record(check, Outcome::Broken, expected, run.client.no_message_text(why, within_ms, t0));
+      // An INFO or MAY check records what happened; its absence is no reason to stop.
+      if ((check.level == Level::Info || check.level == Level::May) && why == Pump::Deadline) {
+        return StepResult::Ok;
+      }
+      run.stop_reason = "expected message did not arrive";
+      return run.after_wait(why);
+    }
+    if (as) run.captures[*as] = msg->json;
+    const auto waited = std::max(0.0, elapsed_ms(t0, msg->at));
+    run.record(check, Outcome::Met, expected,
+               describe_message(msg->json) + " after " + format_ms(waited) + " ms");
+    return StepResult::Ok;
+  }
+};
+
+struct ExpectNone final : Step {
+  Json pattern;
+  std::string window;
+  CheckDef check;
+
+  StepResult run(Run& run) const override {
+    const auto window_ms = run.timeout(window);
+    const auto t0 = Clock::now();
+    std::vector<std::string> seen;
+    const auto why = run.pump(t0 + from_ms(window_ms), [&](const ClientMessage& m) {
+      if (matches(pattern, m.json, run.captures)) {
+        seen.push_back(describe_message(m.json) + " after " + format_ms(elapsed_ms(t0, m.at)) +
+                       " ms");
+      }
+      return false;
+    });
+    const auto expected = "no client message matching " + safe_dump(pattern) + " within " +
+                          format_ms(window_ms) + " ms";
+    if (seen.empty()) {
+      run.record(check, Outcome::Met, expected,
+                 "none within " + format_ms(elapsed_ms(t0, Clock::now())) + " ms");
+    } else {
+      std::string actual = std::to_string(seen.size()) + " matching: " + seen.front();
+      if (seen.size() > 1) actual += " | ...";
+      run.record(check, Outcome::Broken, expected, actual);
+    }
+    return run.go_on(why);
+  }
+};
+
+struct ObserveClientPings final : Step {
+  std::string window;
+  CheckDef check;
+
+  StepResult run(Run& run) const override {
+    const auto window_ms = run.timeout(window);
+    const auto t0 = Clock::now();
+    const auto end = t0 + from_ms(window_ms);
+    std::vector<double> at;
+    const Claim take_pings = [&](const ClientMessage& m) {
+      if (!is_request(m.json) || method_of(m.json) != "ping") return false;
+      at.push_back(round3(elapsed_ms(t0, m.at)));
+      run.send_one(make_result(m.json["id"], Json::object()));
+      return true;
+    };
+    Pump why = Pump::Stopped;
+    while (why == Pump::Stopped) why = run.pump(end, take_pings);
+    std::string actual =
+        std::to_string(at.size()) + " client ping(s) in " + format_ms(window_ms) + " ms";
+    std::vector<double> intervals;
+    for (std::size_t i = 1; i < at.size(); ++i) intervals.push_back(round3(at[i] - at[i - 1]));
+    if (!at.empty()) {
+      actual += ", at";
+      for (auto t : at) actual += " " + format_ms(t);
+      actual += " ms";
+    }
+    if (!intervals.empty()) {
+      actual += "; intervals";
+      for (auto d : intervals) actual += " " + format_ms(d);
+      actual += " ms";
+    }
+    run.record(check, at.empty() ? Outcome::Broken : Outcome::Met,
+               "client pings while the server stays quiet for " + format_ms(window_ms) + " ms",
+               actual, {}, {{"pings_at_ms", at}, {"intervals_ms", intervals}});
+    return run.go_on(why);
+  }
+};
+
+// The client MAY open the listening stream: if it does not, the case cannot be judged on
+// this client (UNSUPPORTED), which is no failure.
+struct AwaitGetStream final : Step {
+  std::string within;
+
+  StepResult run(Run& run) const override {
+    const auto within_ms = run.timeout(within);
+    const auto t0 = Clock::now();
+    Pump why = Pump::Stopped;
+    if (!run.client.get_stream_open) {
+      why = run.pump(t0 + from_ms(within_ms),
+                     [&](const ClientMessage& m) { return m.event == "get-stream-opened"; });
+    }
+    if (run.client.get_stream_open) {
+      run.transcript.event("the client's GET stream is open (waited " +
+                           format_ms(elapsed_ms(t0, Clock::now())) + " ms)");
+      return StepResult::Ok;
+    }
+    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
+    run.transcript.unsupported("the client did not open the GET listening stream within " +
+                               format_ms(within_ms) + " ms (clients MAY open it)");
+    return run.fail("no GET stream: the case is unsupported for this client");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Step> parse_expect(StepParser& p) {
+  auto s = std::make_unique<Expect>();
+  s->pattern = p.pattern(p.object_arg(), p.arg_pointer());
+  s->within = p.timeout("within", "expect_ms");
+  s->check = p.check("check");
+  if (p.has("as")) {
+    s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
+    p.capture(*s->as);
+  }
+  return s;
+}
+
+std::unique_ptr<Step> parse_expect_none(StepParser& p) {
+  auto s = std::make_unique<ExpectNone>();
+  s->pattern = p.pattern(p.object_arg(), p.arg_pointer());
+  s->window = p.timeout("window", "quiet_ms");
+  s->check = p.check("check");
+  return s;
+}
+
+std::unique_ptr<Step> parse_observe_client_pings(StepParser& p) {
+  auto s = std::make_unique<ObserveClientPings>();
+  p.empty_arg();
+  s->window = p.timeout("window", "observe_ms");
+  s->check = p.check("check");
+  return s;
+}
+
+std::unique_ptr<Step> parse_await_get_stream(StepParser& p) {
+  auto s = std::make_unique<AwaitGetStream>();
+  p.empty_arg();
+  s->within = p.timeout("within", "expect_ms");
+  return s;
+}
+
+}  // namespace mcpping::steps

@@ -1,0 +1,306 @@
+// The client's responses to frames the server sent: expect_response, expect_error,
+// expect_no_response.
+#include <algorithm>
+
+#include "core/jsonrpc.hpp"
+#include "core/latency.hpp"
+#include "core/pattern.hpp"
+#include "core/text.hpp"
+#include "engine/run.hpp"
+#include "engine/steps/step_kinds.hpp"
+
+namespace mcpping::steps {
+
+namespace {
+
+// expect_response (an empty result) and expect_error (an error with `code`).
+struct ExpectResponse final : Step {
+  std::string label;
+  bool error_wanted = false;
+  std::int64_t want_code = 0;
+  std::string within;
+  std::optional<std::string> late_within;
+  CheckDef check;
+
+  std::string expected_text(const std::vector<SentFrame>& requests, double within_ms,
+                            std::optional<double> late) const;
+  StepResult run(Run& run) const override;
+};
+
+std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests, double within_ms,
+                                          std::optional<double> late) const {
+  const Json wanted =
+      error_wanted ? Json{{"error", {{"code", want_code}}}} : Json{{"result", Json::object()}};
+  std::string expected;
+  if (requests.size() == 1) {
+    auto shape = wanted;
+    shape["id"] = requests[0].frame["id"];
+    expected = (error_wanted ? "error response " : "response ") + safe_dump(shape) + " within " +
+               format_ms(within_ms) + " ms";
+  } else {
+    expected = "one response " + safe_dump(wanted) + " with the same id to each of " +
+               std::to_string(requests.size()) + " requests" +
+               (requests.empty() ? std::string()
+                                 : " (ids " + safe_dump(requests.front().frame["id"]) + " .. " +
+                                       safe_dump(requests.back().frame["id"]) + ")") +
+               ", each within " + format_ms(within_ms) + " ms";
+  }
+  if (late)
+    expected +=
+        " (NON_STRICT if only at the client's next request, within " + format_ms(*late) + " ms)";
+  if (error_wanted) expected += " (another error code: NON_STRICT)";
+  return expected;
+}
+
+StepResult ExpectResponse::run(Run& run) const {
+  const auto within_ms = run.timeout(within);
+  std::optional<double> late;
+  if (late_within) late = run.timeout(*late_within);
+  std::vector<SentFrame> requests;
+  for (const auto& sent : run.labels[label]) {
+    if (sent.frame.contains("id")) requests.push_back(sent);
+  }
+  const auto expected = expected_text(requests, within_ms, late);
+  if (requests.empty()) {
+    run.record(check, Outcome::Broken, expected,
+               "nothing was sent under \"" + label + "\" with an id");
+    return StepResult::Ok;
+  }
+
+  // Which requests have an answer so far, updated per response: a burst of N pings stays
+  // O(N) per response instead of rescanning every response for every request.
+  std::vector<bool> has_answer(requests.size(), false);
+  std::size_t answered_count = 0;
+  const auto note_response = [&](const ClientMessage& r) {
+    if (!r.json.contains("id")) return;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (!has_answer[i] && r.at >= requests[i].written &&
+          match_id(requests[i].frame["id"], r.json["id"]) != IdMatch::None) {
+        has_answer[i] = true;
+        ++answered_count;
+      }
+    }
+  };
+  const auto& responses = run.client.responses;
+  for (const auto& r : responses) note_response(r);
+  auto all_answered = [&] { return answered_count == requests.size(); };
+  const Claim until_all = [&](const ClientMessage& m) {
+    if (!is_response(m.json)) return false;
+    note_response(m);
+    return all_answered();
+  };
+  auto last_written = requests.front().written;
+  for (const auto& r : requests) last_written = std::max(last_written, r.written);
+
+  Pump why = Pump::Stopped;
+  if (!all_answered()) why = run.pump(last_written + from_ms(within_ms), until_all);
+  if (late && !all_answered() && why == Pump::Deadline)
+    why = run.pump(last_written + from_ms(*late), until_all);
+  if (all_answered() && (why == Pump::Stopped || why == Pump::Deadline)) {
+    // A short grace so that a duplicate sent right behind the first answer is seen.
+    why = run.pump(Clock::now() + from_ms(run.timeout("settle_ms")), nullptr);
+  }
+
+  Outcome outcome = Outcome::Met;
+  std::vector<double> latencies;
+  std::vector<std::string> problems;
+  std::string single_actual;
+  for (const auto& req : requests) {
+    const auto& id = req.frame["id"];
+    std::vector<std::pair<const ClientMessage*, IdMatch>> got;
+    for (const auto& r : responses) {
+      // A response from before the request was written cannot answer it.
+      if (!r.json.contains("id") || r.at < req.written) continue;
+      const auto m = match_id(id, r.json["id"]);
+      if (m != IdMatch::None) got.emplace_back(&r, m);
+    }
+    Outcome o = Outcome::Met;
+    std::string text;
+    if (got.empty()) {
+      o = Outcome::Broken;
+      text = "nothing within " + format_ms(late ? *late : within_ms) + " ms";
+    } else {
+      const auto& [first, how] = got.front();
+      const auto& r = first->json;
+      const auto after = elapsed_ms(req.written, first->at);
+      std::vector<std::string> notes;
+      if (how == IdMatch::Loose) {
+        o = Outcome::Broken;
+        notes.push_back("id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
+      } else if (how == IdMatch::Rounded) {
+        o = Outcome::Degraded;
+        notes.push_back("id came back rounded: sent " + safe_dump(id) + ", got " +
+                        safe_dump(r["id"]) + " (beyond 2^53, RFC 8259 section 6)");
+      }
+      if (error_wanted) {
+        if (!r.contains("error") || !r["error"].is_object()) {
+          o = Outcome::Broken;
+          notes.push_back("not an error response");
+        } else if (!same_json(r["error"].value("code", Json()), Json(want_code))) {
+          o = std::max(o, Outcome::Degraded);
+          notes.push_back("error code " + safe_dump(r["error"].value("code", Json())) +
+                          ", expected " + std::to_string(want_code));
+        }
+      } else if (r.contains("error")) {
+        o = Outcome::Broken;
+        notes.push_back(describe_error(r));
+      } else if (!r["result"].is_object()) {
+        o = Outcome::Broken;
+        notes.push_back("result is not an object: " + shorten(safe_dump(r["result"]), 120));
+      } else {
+        Json others = r["result"];
+        others.erase("_meta");
+        if (!others.empty()) {
+          o = std::max(o, Outcome::Degraded);
+          notes.push_back("result is not empty: " + shorten(safe_dump(r["result"]), 120));
+        }
+        if (how == IdMatch::Strict || how == IdMatch::Rounded) latencies.push_back(round3(after));
+      }
+      if (after > within_ms) {
+        if (late && after <= *late && first->requests_before > req.requests_before) {
+          o = std::max(o, Outcome::Degraded);
+          notes.push_back("answered only at the client's next request, not while idle");
+        } else {
+          o = Outcome::Broken;
+          notes.push_back("too late (cap " + format_ms(within_ms) + " ms)");
+        }
+      }
+      if (got.size() > 1) {
+        o = Outcome::Broken;
+        notes.push_back(std::to_string(got.size()) + " responses to the same request");
+      }
+      text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
+      for (const auto& n : notes) text += "; " + n;
+    }
+    outcome = std::max(outcome, o);
+    if (requests.size() == 1) {
+      single_actual = text;
+    } else if (o != Outcome::Met) {
+      problems.push_back("id " + safe_dump(id) + ": " + text);
+    }
+  }
+
+  std::string actual;
+  Json details = Json::object();
+  if (requests.size() == 1) {
+    actual = single_actual;
+  } else {
+    const std::size_t unanswered = requests.size() - answered_count;
+    actual = std::to_string(requests.size() - unanswered) + "/" + std::to_string(requests.size()) +
+             " answered";
+    if (problems.empty()) actual += ", each exactly once";
+    const auto summary = summarize_latencies(latencies);
+    if (!latencies.empty()) {
+      actual += "; latency p50 " + format_ms(summary.p50) + " ms, p95 " + format_ms(summary.p95) +
+                " ms, max " + format_ms(summary.max) + " ms";
+      details["latency"] = {{"p50", summary.p50}, {"p95", summary.p95}, {"max", summary.max}};
+    }
+    if (!problems.empty()) {
+      actual += "; " + std::to_string(problems.size()) + " problem(s): ";
+      for (std::size_t i = 0; i < problems.size() && i < 5; ++i)
+        actual += (i ? " | " : "") + problems[i];
+      if (problems.size() > 5) actual += " | ...";
+    }
+  }
+  if (error_wanted) latencies.clear();  // latency is recorded for pongs only
+  run.record(check, outcome, expected, actual, latencies, std::move(details));
+  return run.go_on(why);
+}
+
+struct ExpectNoResponse final : Step {
+  std::string label;
+  std::string window;
+  bool forbid_any = false;
+  CheckDef check;
+  std::optional<CheckDef> info_check;
+
+  StepResult run(Run& run) const override {
+    const auto window_ms = run.timeout(window);
+    const auto t0 = Clock::now();
+    const auto end = t0 + from_ms(window_ms);
+    const auto why = run.pump(end, nullptr);
+    const auto& requests = run.labels[label];
+    std::vector<std::pair<const ClientMessage*, const SentFrame*>> seen;
+    for (const auto& r : run.client.responses) {
+      if (r.at > end) continue;
+      for (const auto& req : requests) {
+        if (r.at >= req.written && attributed(req, r.json, run.all_sent)) {
+          seen.emplace_back(&r, &req);
+          break;
+        }
+      }
+    }
+    const std::string what = forbid_any ? "no response at all" : "no success response";
+    const auto expected = what + " to " + std::to_string(requests.size()) + " frame(s) sent as \"" +
+                          label + "\" within " + format_ms(window_ms) + " ms";
+    std::vector<std::string> violations, errors;
+    for (const auto& [r, req] : seen) {
+      const auto text = (r->json.contains("error")
+                             ? describe_error(r->json) + " with id " +
+                                   (r->json.contains("id") ? safe_dump(r->json["id"]) : "absent")
+                             : shorten(safe_dump(r->json), 160)) +
+                        " after " + format_ms(elapsed_ms(req->written, r->at)) + " ms";
+      if (r->json.contains("error")) errors.push_back(text);
+      if (forbid_any || !r->json.contains("error")) violations.push_back(text);
+    }
+    auto joined = [](const std::vector<std::string>& items) {
+      std::string out;
+      for (std::size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? " | " : "") + items[i];
+      if (items.size() > 5) out += " | ...";
+      return out;
+    };
+    const auto window_text =
+        "within " + format_ms(elapsed_ms(t0, std::min(Clock::now(), end))) + " ms";
+    if (violations.empty()) {
+      run.record(check, Outcome::Met, expected,
+                 "none " + window_text +
+                     (errors.empty() ? std::string() : " (seen: " + joined(errors) + ")"));
+    } else {
+      run.record(check, Outcome::Broken, expected, joined(violations));
+    }
+    if (info_check) {
+      // Silence meets it; an error response is recorded with its code (INFORMATIONAL for a
+      // MAY or INFO check): both are acceptable answers to a malformed request.
+      run.record(*info_check, errors.empty() ? Outcome::Met : Outcome::Broken,
+                 "the error response, if any, and its code",
+                 errors.empty() ? "no error response " + window_text : joined(errors));
+    }
+    return run.go_on(why);
+  }
+};
+
+std::unique_ptr<ExpectResponse> parse_response(StepParser& p, bool error_wanted) {
+  auto s = std::make_unique<ExpectResponse>();
+  s->error_wanted = error_wanted;
+  s->label = p.known_label();
+  s->within = p.timeout("within", "pong_cap_ms");
+  if (error_wanted) {
+    const auto& code = p.member("code");
+    if (!code.is_number_integer()) p.fail(p.pointer("code"), "must be an integer error code");
+    s->want_code = code.get<std::int64_t>();
+  } else if (p.has("late_within")) {
+    s->late_within = p.timeout("late_within", "late_pong_ms");
+  }
+  s->check = p.check("check");
+  return s;
+}
+
+std::string bad_forbid(const std::string&) { return "must be \"success\" or \"any\""; }
+
+}  // namespace
+
+std::unique_ptr<Step> parse_expect_response(StepParser& p) { return parse_response(p, false); }
+
+std::unique_ptr<Step> parse_expect_error(StepParser& p) { return parse_response(p, true); }
+
+std::unique_ptr<Step> parse_expect_no_response(StepParser& p) {
+  auto s = std::make_unique<ExpectNoResponse>();
+  s->label = p.known_label();
+  s->window = p.timeout("window", "quiet_ms");
+  s->forbid_any = p.one_of("forbid", {"success", "any"}, "success", bad_forbid) == "any";
+  s->check = p.check("check");
+  s->info_check = p.optional_check("info_check");
+  return s;
+}
+
+}  // namespace mcpping::steps

@@ -1,0 +1,71 @@
+// Legacy HTTP+SSE (2024-11-05): GET /sse opens the stream, POST /message?sessionId= carries
+// client messages.
+#include "core/text.hpp"
+#include "http/http_channel.hpp"
+#include "http/sse_framing.hpp"
+
+namespace mcpping {
+
+void HttpChannel::handle_legacy_get(const httplib::Request& req, httplib::Response& res) {
+  if (!admit_stream(req, res, {})) return;
+  auto stream = std::make_shared<SseStream>("sse");
+  std::string session;
+  {
+    const std::lock_guard lock(mutex_);
+    session = sessions_.create_legacy(stream);
+  }
+  SseFraming endpoint;
+  endpoint.event = "endpoint";
+  stream->push({sse_event("/message?sessionId=" + session, endpoint)}, false);
+  record_http(req, 200, session);
+  transcript_.host_record("sse",
+                          {{"stream", "sse"},
+                           {"what", "event"},
+                           {"event", "endpoint"},
+                           {"data", "/message?sessionId=" + session}},
+                          "endpoint event: /message?sessionId=" + session);
+  push_event("get-stream-opened", {{"stream", "sse"}, {"session", session}, {"connected", true}});
+  serve_stream(res, stream,
+               [this, stream, session] { release_listening_stream(stream, session, "sse"); });
+}
+
+void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Response& res,
+                                     const httplib::ContentReader& reader) {
+  const auto body = read_body(req, reader);
+  const auto session = req.get_param_value("sessionId");
+  if (!body) {
+    res.set_header("Connection", "close");
+    return reject(req, res,
+                  Rejection{HttpRuleId::BodyTooLarge,
+                            "body over " + std::to_string(options_.max_body_bytes) + " bytes"},
+                  session);
+  }
+  if (!req.has_param("sessionId"))
+    return reject(req, res, Rejection{HttpRuleId::NoSessionParam, "no sessionId query parameter"},
+                  {}, *body);
+  {
+    const std::lock_guard lock(mutex_);
+    if (!sessions_.contains(session)) {
+      res.status = 404;
+      record_http(req, 404, session, {{"note", "unknown session"}});
+      return;
+    }
+  }
+  const auto message = Json::parse(*body, nullptr, false);
+  if (message.is_discarded() || !is_single_message(message)) {
+    const bool json = !message.is_discarded();
+    return reject(req, res,
+                  Rejection{json ? HttpRuleId::NotMessage : HttpRuleId::NotJson,
+                            json ? "not a JSON-RPC request, notification or response"
+                                 : "the body is not JSON",
+                            rpc_error(json ? -32600 : -32700, "Invalid message")},
+                  session, *body);
+  }
+  const auto arrived = Clock::now();
+  if (fault_post(req, res, message, *body, session, arrived)) return;
+  res.status = 202;
+  record_http(req, 202, session);
+  push(Incoming{Incoming::Kind::Line, *body, 0, arrived, facts(req, 202, session)});
+}
+
+}  // namespace mcpping

@@ -1,0 +1,85 @@
+#include "http/http_rules.hpp"
+
+#include "core/jsonrpc.hpp"
+#include "core/text.hpp"
+
+namespace mcpping {
+
+namespace {
+
+constexpr std::string_view kValidMessage =
+    "every POST body is one JSON-RPC request, notification or response";
+
+// In HttpRuleId order.
+constexpr HttpRule kRules[] = {
+    {HttpRuleId::BodyTooLarge, 413, "http:body-too-large", Level::Info, "http.post-body-json",
+     "POST bodies of at most {max} bytes"},
+    {HttpRuleId::NotJson, 400, "transport:valid-message", Level::Must, "http.post-body-json",
+     kValidMessage},
+    {HttpRuleId::NotMessage, 400, "transport:valid-message", Level::Must, "http.post-body-json",
+     kValidMessage},
+    {HttpRuleId::NoSessionHeader, 400, "http:session-id", Level::Must, "http.session-header",
+     "every request after initialize carries the Mcp-Session-Id the server issued"},
+    {HttpRuleId::UnknownSession, 404, "", Level::Must, "", ""},
+    {HttpRuleId::ProtocolVersion, 400, "http:protocol-version", Level::Must,
+     "http.protocol-version-header",
+     "every request after initialize carries MCP-Protocol-Version with the negotiated version"},
+    {HttpRuleId::PostAccept, 406, "http:accept", Level::Must, "http.accept-both",
+     "a POST lists both application/json and text/event-stream in Accept"},
+    {HttpRuleId::GetAccept, 406, "http:accept", Level::Must, "http.accept-both",
+     "a GET lists text/event-stream in Accept"},
+    {HttpRuleId::ContentType, 415, "http:content-type", Level::Should, "http.post-body-json",
+     "a POST body is JSON (Content-Type: application/json)"},
+    {HttpRuleId::NoSessionParam, 400, "", Level::Must, "", ""},
+};
+
+std::string header_or_none(const httplib::Request& req, const char* name) {
+  return req.has_header(name) ? req.get_header_value(name) : std::string("(none)");
+}
+
+}  // namespace
+
+nlohmann::json rpc_error(int code, const std::string& message) {
+  return nlohmann::json{{"jsonrpc", "2.0"}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+bool is_routable_response(const nlohmann::json& m) { return is_response(m) && m.contains("id"); }
+
+bool is_single_message(const nlohmann::json& m) {
+  return m.is_object() && (is_request(m) || is_notification(m) || is_routable_response(m));
+}
+
+const HttpRule& http_rule(HttpRuleId id) { return kRules[static_cast<std::size_t>(id)]; }
+
+std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes) {
+  std::string text(rule.expected);
+  if (const auto at = text.find("{max}"); at != std::string::npos)
+    text.replace(at, 5, std::to_string(max_body_bytes));
+  return text;
+}
+
+std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const std::string& note,
+                        const std::string& body) {
+  const auto request = req.method + " " + req.path;
+  switch (rule.id) {
+    case HttpRuleId::NoSessionHeader:
+      return request + " without Mcp-Session-Id";
+    case HttpRuleId::ProtocolVersion:
+      return request + ": " + note;
+    case HttpRuleId::PostAccept:
+    case HttpRuleId::GetAccept:
+      return request + " with Accept: " + header_or_none(req, "Accept");
+    case HttpRuleId::ContentType:
+      return "Content-Type: " + header_or_none(req, "Content-Type");
+    case HttpRuleId::NotJson:
+    case HttpRuleId::NotMessage:
+      return note + ": " + shorten(body, 200);
+    case HttpRuleId::BodyTooLarge:
+    case HttpRuleId::UnknownSession:
+    case HttpRuleId::NoSessionParam:
+      break;
+  }
+  return note;
+}
+
+}  // namespace mcpping

@@ -1,0 +1,66 @@
+// The HTTP rules the mock server enforces on client requests (docs/http-mock-server.md, the
+// POST, GET and DELETE checks): one table row per rule with the status the server answers and
+// the implicit check it records when a client breaks the rule (once per case, Outcome::Broken).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "core/verdict.hpp"
+
+namespace mcpping {
+
+enum class HttpRuleId {
+  BodyTooLarge,     // a POST body over the cap
+  NotJson,          // a POST body that is not JSON
+  NotMessage,       // JSON, but not one request, notification or response
+  NoSessionHeader,  // no Mcp-Session-Id after initialize
+  UnknownSession,   // an unknown or deleted session id (a client re-initializes: no check)
+  ProtocolVersion,  // MCP-Protocol-Version missing or not the negotiated one
+  PostAccept,       // a POST whose Accept lacks application/json or text/event-stream
+  GetAccept,        // a GET whose Accept lacks text/event-stream
+  ContentType,      // a POST whose media type is not application/json
+  NoSessionParam,   // legacy: a POST /message without ?sessionId (no check)
+};
+
+struct HttpRule {
+  HttpRuleId id;
+  int status;              // what the mock answers
+  std::string_view check;  // the implicit check id, "" when breaking it records none
+  Level level;
+  std::string_view spec;      // key into fixtures/spec-references.json
+  std::string_view expected;  // the check's Expected; "{max}" stands for the body cap
+};
+
+// A request refused under a rule: why (for the transcript) and the JSON-RPC error body, if any.
+struct Rejection {
+  HttpRuleId rule;
+  std::string note;
+  nlohmann::json body = nullptr;
+};
+
+// A JSON-RPC error body without id: MCP says an HTTP error "MAY comprise a JSON-RPC error
+// response that has no id".
+nlohmann::json rpc_error(int code, const std::string& message);
+
+// A response the HTTP host accepts must carry an id (null included) to be routed.
+bool is_routable_response(const nlohmann::json& message);
+// One JSON-RPC request, notification or routable response: what a POST body must hold.
+bool is_single_message(const nlohmann::json& message);
+
+// The row of `id`.
+const HttpRule& http_rule(HttpRuleId id);
+
+// The check's Expected text, with the body cap filled in.
+std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes);
+
+// The check's Actual text for a request that broke the rule: `note` says why it was refused,
+// `body` is the request body (may be empty).
+std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const std::string& note,
+                        const std::string& body);
+
+}  // namespace mcpping

@@ -1,0 +1,213 @@
+// Where the script's frames go (docs/http-mock-server.md, "Where the script's frames go") and
+// their writing on the streams they are routed to.
+#include <algorithm>
+
+#include "core/text.hpp"
+#include "http/http_channel.hpp"
+#include "http/sse_framing.hpp"
+
+namespace mcpping {
+
+void HttpChannel::decide_sse_locked(Exchange& ex) {
+  ex.mode = Exchange::Mode::Sse;
+  ex.stream = std::make_shared<SseStream>("post:" + ex.key);
+  decided_.notify_all();
+}
+
+HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::string& route) {
+  Target t;
+  if (options_.legacy) {
+    t.stream = sessions_.legacy_stream();
+    if (!t.stream) {
+      t.error = "the client has no SSE stream open";
+    } else {
+      t.name = "sse";
+    }
+    return t;
+  }
+  const bool response = message.is_object() && is_routable_response(message);
+  const auto key = response ? safe_dump(message["id"]) : std::string();
+  auto exchange = [&](const std::string& k) -> std::shared_ptr<Exchange> {
+    for (auto& ex : pending_)
+      if (ex->key == k && !ex->answered) return ex;
+    return nullptr;
+  };
+  std::shared_ptr<Exchange> ex;
+  if (route == "get") {
+    t.stream = sessions_.latest_get_stream();
+    t.name = "get";
+    if (!t.stream) t.error = "the client has no GET stream open";
+    return t;
+  }
+  if (route.rfind("post:", 0) == 0) {
+    ex = exchange(route.substr(5));
+    if (!ex) {
+      t.error = "the POST of request " + route.substr(5) + " has no open stream";
+      return t;
+    }
+  } else if (response) {
+    ex = exchange(key);
+    if (!ex) {
+      t.name = "none";  // nothing waits for it: recorded, not sent
+      return t;
+    }
+  } else if (!pending_.empty()) {
+    for (auto it = pending_.rbegin(); it != pending_.rend() && !ex; ++it)
+      if (!(*it)->answered) ex = *it;
+  }
+  if (!ex) {
+    t.stream = sessions_.latest_get_stream();
+    t.name = "get";
+    if (!t.stream)
+      t.error = "no stream to send on: no request is pending and no GET stream is open";
+    return t;
+  }
+  t.exchange = ex;
+  t.name = "post:" + ex->key;
+  t.finishes = response && key == ex->key;
+  return t;
+}
+
+SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
+  SendResult result;
+  SseFraming framing = options.sse;
+  if (options_.legacy && !framing.event) framing.event = "message";  // 2024-11-05
+  struct Planned {
+    std::shared_ptr<SseStream> stream;  // null: JSON body or not sent
+    std::string name;
+    std::uint64_t seq = 0;
+    std::size_t writes = 1;
+  };
+  std::vector<Planned> plan;
+  std::string error;
+  {
+    const std::lock_guard lock(mutex_);
+    // Consecutive frames to one stream share the write mode's chunking (coalesced: one chunk).
+    std::shared_ptr<SseStream> run_stream;
+    std::vector<std::string> run_events;
+    std::vector<std::size_t> run_index;
+    bool run_finish = false;
+    auto flush = [&] {
+      if (!run_stream) return;
+      const auto chunking = chunk_events(run_events, options.mode, options.chunk);
+      const auto seqs = run_stream->push(chunking.chunks, run_finish);
+      for (std::size_t j = 0; j < run_index.size(); ++j) {
+        plan[run_index[j]].seq = seqs[chunking.last_chunk[j]];
+        plan[run_index[j]].writes = chunking.chunk_count[j];
+      }
+      run_stream.reset();
+      run_events.clear();
+      run_index.clear();
+      run_finish = false;
+    };
+    for (const auto& text : frames) {
+      const auto message = Json::parse(text, nullptr, false);
+      auto t = route_locked(message, options.route);
+      if (!t.error.empty()) {
+        error = t.error;
+        break;
+      }
+      Planned p;
+      p.name = t.name;
+      if (t.exchange) {
+        auto& ex = *t.exchange;
+        if (t.finishes) {
+          ex.answered = true;
+          if (ex.initialize) sessions_.note_initialize_result(ex.session, message);
+        }
+        if (ex.mode == Exchange::Mode::Undecided) {
+          if (t.finishes) {  // the response comes first: a plain JSON body
+            ex.mode = Exchange::Mode::Json;
+            ex.json_body = text;
+            decided_.notify_all();
+            flush();
+            plan.push_back(p);
+            continue;
+          }
+          decide_sse_locked(ex);
+        }
+        t.stream = ex.stream;
+      }
+      if (!t.stream) {  // a response nothing waits for
+        flush();
+        p.writes = 0;
+        plan.push_back(p);
+        continue;
+      }
+      if (run_stream != t.stream) flush();
+      run_stream = t.stream;
+      run_events.push_back(sse_event(text, framing));
+      run_index.push_back(plan.size());
+      run_finish = run_finish || t.finishes;
+      p.stream = t.stream;
+      plan.push_back(p);
+    }
+    flush();
+  }
+  const auto limit =
+      std::min(Clock::now() + std::chrono::seconds(5), options_.deadline + std::chrono::seconds(2));
+  for (const auto& p : plan) {
+    Clock::time_point at = Clock::now();
+    if (p.stream) {
+      const auto written = p.stream->wait_written(p.seq, limit);
+      if (!written) {
+        result.ok = false;
+        result.error = "the " + p.name + " stream ended before the frame was written";
+        return result;
+      }
+      at = *written;
+    } else if (p.name == "none") {
+      transcript_.event("no POST waits for this response: not sent");
+    }
+    result.writes.push_back(p.writes);
+    result.done.push_back(at);
+    result.streams.push_back(p.name);
+  }
+  if (!error.empty()) {
+    result.ok = false;
+    result.error = error;
+  }
+  return result;
+}
+
+SendResult HttpChannel::send_raw(const std::string& bytes, std::size_t chunk,
+                                 const std::string& route) {
+  SendResult result;
+  std::shared_ptr<SseStream> stream;
+  std::string name;
+  std::uint64_t seq = 0;
+  std::size_t writes = 0;
+  {
+    const std::lock_guard lock(mutex_);
+    auto t = route_locked(Json(), route);
+    if (!t.error.empty()) {
+      result.ok = false;
+      result.error = t.error;
+      return result;
+    }
+    if (t.exchange) {
+      if (t.exchange->mode == Exchange::Mode::Undecided) decide_sse_locked(*t.exchange);
+      t.stream = t.exchange->stream;
+    }
+    stream = t.stream;
+    name = t.name;
+    const auto chunking =
+        chunk_events({bytes}, chunk ? WriteMode::Chopped : WriteMode::Lines, chunk);
+    seq = stream->push(chunking.chunks, false).back();
+    writes = chunking.chunk_count.front();
+  }
+  const auto written =
+      stream->wait_written(seq, std::min(Clock::now() + std::chrono::seconds(5),
+                                         options_.deadline + std::chrono::seconds(2)));
+  if (!written) {
+    result.ok = false;
+    result.error = "the " + name + " stream ended before the bytes were written";
+    return result;
+  }
+  result.writes.push_back(writes);
+  result.done.push_back(*written);
+  result.streams.push_back(name);
+  return result;
+}
+
+}  // namespace mcpping

@@ -1,0 +1,63 @@
+// The sessions the HTTP mock server issued: creation, lookup, the negotiated protocol version
+// and each session's listening stream. Not synchronized: the channel guards it with its mutex.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <httplib.h>
+
+#include "http/http_rules.hpp"
+#include "http/sse_stream.hpp"
+
+namespace mcpping {
+
+struct HttpSession {
+  std::string id;
+  std::optional<std::string> protocol_version;  // negotiated, from the initialize result
+  bool deleted = false;
+  std::shared_ptr<SseStream> stream;  // GET listening stream (legacy: the SSE stream)
+};
+
+class HttpSessions {
+ public:
+  // A new Streamable HTTP session, "mcp-session-<n>-<pid>" (visible ASCII only, 0x21-0x7E,
+  // as the spec requires).
+  std::string create();
+  // A new legacy session, "legacy-<n>-<pid>", with its SSE stream; frames go to it from now on.
+  std::string create_legacy(std::shared_ptr<SseStream> stream);
+
+  // The session `id`, created empty if unknown (callers pass ids they checked).
+  HttpSession& at(const std::string& id) { return sessions_[id]; }
+  bool contains(const std::string& id) const { return sessions_.count(id) != 0; }
+
+  // The session and protocol version checks of a Streamable HTTP request after initialize:
+  // the problem, or nullopt and `session` set to the request's session.
+  std::optional<Rejection> check(const httplib::Request& req, std::string& session) const;
+
+  // Remembers the protocolVersion of an initialize result sent for `session`.
+  void note_initialize_result(const std::string& session, const nlohmann::json& message);
+
+  // Whether the client is still connected: a session not deleted (legacy: an SSE stream open).
+  bool connected(bool legacy) const;
+
+  // The open listening stream of the most recent session that has one, or null.
+  std::shared_ptr<SseStream> latest_get_stream() const;
+  // The legacy session's open SSE stream, or null.
+  std::shared_ptr<SseStream> legacy_stream() const;
+
+  // Ends every listening stream (server shutdown).
+  void stop_streams();
+
+ private:
+  std::string next_id(const std::string& prefix);
+
+  std::map<std::string, HttpSession> sessions_;
+  std::string legacy_session_;  // the legacy session frames go to
+  std::uint64_t counter_ = 0;
+};
+
+}  // namespace mcpping

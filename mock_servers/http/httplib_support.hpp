@@ -1,0 +1,38 @@
+// Everything the HTTP mock server does to work around cpp-httplib 0.11, in one place.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include <httplib.h>
+
+namespace mcpping {
+
+struct HttplibSizing {
+  std::size_t workers = 64;
+  std::size_t max_body_bytes = 4u << 20;
+};
+
+// Worker pool, body cap, keep-alive and write timeouts, TCP_NODELAY.
+void configure_server(httplib::Server& server, const HttplibSizing& sizing);
+
+// Raises the listen backlog of the socket bound to `server_port`.
+void raise_backlog(int server_port);
+
+// Waits until the accept loop runs (at most `limit`); false if it never did.
+bool wait_until_running(const httplib::Server& server, std::chrono::milliseconds limit);
+
+// Aborts the accepted connection whose client port is `peer_port`: no response, an RST.
+void abort_connection(int server_port, int peer_port);
+
+// A ContentReader that reads nothing, for a handler of a request without a body.
+httplib::ContentReader empty_content_reader();
+
+// Makes `res` a server-sent event stream fed by `provide`; `on_done(success)` runs when it ends.
+void set_event_stream(httplib::Response& res,
+                      std::function<bool(std::size_t, httplib::DataSink&)> provide,
+                      std::function<void(bool)> on_done);
+
+}  // namespace mcpping

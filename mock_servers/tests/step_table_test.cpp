@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "engine/id_match.hpp"
+#include "engine/script.hpp"
+#include "test_support.hpp"
+
+namespace mcpping {
+namespace {
+
+// Every step kind has one table line; the parsed script keeps each step's action.
+TEST(StepTable, ParsesEachStepOnceIntoItsKind) {
+  const auto resolved = test::make_resolved(
+      test::ping_script(Json::parse(R"({"jsonrpc":"2.0","id":"p","method":"ping"})")));
+  const auto parsed = parse_resolved_script(resolved, "r.json");
+  ASSERT_EQ(parsed.steps.size(), 6u);
+  const std::vector<std::string_view> actions = {"handshake",       "expect",  "send",
+                                                 "expect_response", "respond", "serve_defaults"};
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    EXPECT_EQ(parsed.steps[i].action, actions[i]);
+    EXPECT_NE(parsed.steps[i].step, nullptr);
+  }
+  ASSERT_EQ(parsed.checks.size(), 3u);
+  EXPECT_EQ(parsed.checks[0].id, "handshake");
+  EXPECT_EQ(parsed.checks[2].id, "pong");
+  EXPECT_EQ(step_kinds().size(), 19u);
+}
+
+TEST(StepTable, AStepWithoutAnActionNamesEveryKind) {
+  const TimeoutTable timeouts = test::fixture_defaults().timeouts;
+  try {
+    validate_script(Json::array({Json{{"handshake", Json::object()}}, Json{{"label", "x"}}}),
+                    ScriptContext{"f.json", &timeouts, nullptr, nullptr});
+    ADD_FAILURE() << "accepted";
+  } catch (const FixtureError& e) {
+    EXPECT_EQ(e.pointer(), "/script/1");
+    for (const auto& kind : step_kinds())
+      EXPECT_NE(e.reason().find(std::string(kind.name)), std::string::npos) << kind.name;
+  }
+}
+
+TEST(IdMatch, StrictRoundedLooseOrNone) {
+  EXPECT_EQ(match_id(Json(5), Json(5)), IdMatch::Strict);
+  EXPECT_EQ(match_id(Json(5), Json("5")), IdMatch::Loose);
+  EXPECT_EQ(match_id(Json(9007199254740993LL), Json(9007199254740992.0)), IdMatch::Rounded);
+  EXPECT_EQ(match_id(Json(5), Json(6)), IdMatch::None);
+  EXPECT_EQ(match_id(Json(nullptr), Json(nullptr)), IdMatch::Strict);
+}
+
+}  // namespace
+}  // namespace mcpping

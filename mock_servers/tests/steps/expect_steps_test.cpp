@@ -1,0 +1,80 @@
+#include <gtest/gtest.h>
+
+#include "engine/interpreter.hpp"
+#include "test_support.hpp"
+
+namespace mcpping {
+namespace {
+
+using test::FakeChannel;
+using test::FakeClient;
+using test::find_check;
+using test::make_resolved;
+using test::ping_script;
+using test::run;
+
+TEST(ExpectSteps, ExpectNoneSeesAForbiddenMessage) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  auto script = ping_script(Json::parse(R"({"jsonrpc":"2.0","id":"p","method":"ping"})"),
+                            Json{{"expect_none", {{"method", "notifications/cancelled"}}},
+                                 {"check", test::check_def("no-cancel", "SHOULD")}});
+  ch.on_frame = [&](const Json& f) {
+    if (f.value("method", "") == "ping") {
+      client.write(Json::parse(
+          R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})"));
+    } else {
+      client.on_frame(f);
+    }
+  };
+  const auto r = run(make_resolved(script), ch, client);
+  const auto check = find_check(r.records, "no-cancel");
+  EXPECT_EQ(check["outcome"], Json("broken"));  // a SHOULD
+  EXPECT_NE(check["actual"].get<std::string>().find("notifications/cancelled"), std::string::npos);
+}
+
+TEST(ExpectSteps, ObserveClientPingsRecordsCountAndIntervals) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  const auto script = Json::array({Json{{"handshake", Json::object()}},
+                                   Json{{"observe_client_pings", Json::object()},
+                                        {"check", test::check_def("keepalive", "INFO")}},
+                                   Json{{"serve_defaults", Json::object()}}});
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("result") && f["id"] == Json(0)) {
+      client.write(Json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+      client.write(Json::parse(R"({"jsonrpc":"2.0","id":"k1","method":"ping"})"), 10);
+      client.write(Json::parse(R"({"jsonrpc":"2.0","id":"k2","method":"ping"})"), 30);
+    } else if (f["id"] == Json("k2")) {
+      ch.client_close();
+    }
+  };
+  const auto r = run(make_resolved(script, {{"observe_ms", 200}}), ch, client);
+  const auto check = find_check(r.records, "keepalive");
+  EXPECT_EQ(check["outcome"], Json("met"));
+  EXPECT_EQ(check["pings_at_ms"].size(), 2u);
+  EXPECT_EQ(check["intervals_ms"].size(), 1u);
+  EXPECT_EQ(ch.sent.back(), Json::parse(R"({"jsonrpc":"2.0","id":"k2","result":{}})"));
+}
+
+TEST(ExpectSteps, UnmetInfoExpectDoesNotStopTheScript) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  const auto script = make_resolved(
+      Json::array({Json{{"handshake", Json::object()}},
+                   Json{{"expect", {{"method", "tools/call"}}},
+                        {"as", "call"},
+                        {"check", test::check_def("call")}},
+                   Json{{"expect", {{"method", "notifications/cancelled"}}},
+                        {"within", "quiet_ms"},
+                        {"check", test::check_def("cancelled", "INFO")}},
+                   Json{{"respond", "call"}, {"result", {{"content", Json::array()}}}}}));
+  const auto r = run(script, ch, client);
+  EXPECT_EQ(find_check(r.records, "cancelled")["outcome"], Json("broken"));
+  ASSERT_EQ(client.results.size(), 1u);
+  EXPECT_EQ(client.results[0]["result"],
+            Json::parse(R"({"content":[]})"));  // the script's answer, not the default
+}
+
+}  // namespace
+}  // namespace mcpping

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "engine/interpreter.hpp"
+#include "test_support.hpp"
+
+namespace mcpping {
+namespace {
+
+using test::FakeChannel;
+using test::FakeClient;
+using test::find_check;
+using test::make_resolved;
+using test::ping_script;
+using test::records_of;
+using test::run;
+
+TEST(SendSteps, WriteModesAndFaultStepsReachTheChannel) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  auto script = ping_script(Json::array(
+      {Json::parse(
+           R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}})"),
+       Json::parse(R"({"jsonrpc":"2.0","id":"c","method":"ping"})")}));
+  script[2]["write"] = "chopped";
+  script[2]["chunk"] = 7;
+  script.insert(script.begin() + 4, Json{{"send_raw", "garbage\n"}});
+  script.insert(script.begin() + 5, Json{{"close_stdin", Json::object()}});
+  script.insert(script.begin() + 6, Json{{"close_stdout", Json::object()}});
+  const auto r = run(make_resolved(script), ch, client);
+  EXPECT_EQ(find_check(r.records, "pong")["outcome"], Json("met"));
+  EXPECT_EQ(ch.raw_sent, std::vector<std::string>{"garbage\n"});
+  EXPECT_TRUE(ch.input_closed);
+  EXPECT_TRUE(ch.output_closed);
+  std::size_t chopped = 0;
+  for (const auto& f : records_of(r.records, "frame")) {
+    if (f["dir"] == Json("s2c") && f.contains("writes")) {
+      ++chopped;
+      EXPECT_EQ(f["writes"].get<std::size_t>(), (f["text"].get<std::string>().size() + 1 + 6) / 7);
+    }
+  }
+  EXPECT_EQ(chopped, 2u);
+  EXPECT_EQ(ch.modes[1], WriteMode::Chopped);
+}
+
+TEST(SendSteps, CoalescedFramesAreMarked) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  auto script = ping_script(Json::parse(R"({"jsonrpc":"2.0","id":"c-${i}","method":"ping"})"));
+  script[2]["repeat"] = 3;
+  script[2]["write"] = "coalesced";
+  const auto r = run(make_resolved(script), ch, client);
+  std::size_t marked = 0;
+  for (const auto& f : records_of(r.records, "frame")) marked += f.value("coalesced", 0) == 3;
+  EXPECT_EQ(marked, 3u);
+  EXPECT_EQ(find_check(r.records, "pong")["outcome"], Json("met"));
+}
+
+TEST(SendSteps, RespondWithResultAndErrorTemplates) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  auto script = make_resolved(Json::array(
+      {Json{{"handshake", Json::object()}},
+       Json{{"expect", {{"method", "tools/call"}}},
+            {"as", "call"},
+            {"check", test::check_def("call")}},
+       Json{{"respond", "call"},
+            {"result",
+             {{"content", Json::array({{{"type", "text"}, {"text", "id was ${call.id}"}}})}}}},
+       Json{{"serve_defaults", Json::object()}}}));
+  run(script, ch, client);
+  ASSERT_EQ(client.results.size(), 1u);
+  EXPECT_EQ(client.results[0]["result"]["content"][0]["text"], Json("id was 1"));
+}
+
+}  // namespace
+}  // namespace mcpping
