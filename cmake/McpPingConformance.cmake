@@ -4,7 +4,7 @@
 #   mcp_ping_conformance_add_tests(
 #     NAME <name>                 # test names are <name>/<transport>/<case id>
 #     DRIVER <argv>...            # the driver command as a list (generator expressions allowed)
-#     [TRANSPORTS <t>...]         # default: stdio, streamable-http and sse
+#     [TRANSPORTS <t>...]         # default: every transport the runner knows
 #     [SCENARIOS <glob>...]       # default: every case
 #     [REVISION <revision>]       # default 2025-11-25
 #     [STRICT]                    # NON_STRICT verdicts fail the test
@@ -38,7 +38,6 @@
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.25)
 
-set(MCP_PING_CONFORMANCE_HOSTED_TRANSPORTS stdio streamable-http sse)
 set(_mcp_ping_module_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(_mcp_ping_module_file "${CMAKE_CURRENT_LIST_FILE}")
 
@@ -96,6 +95,10 @@ function(_mcp_ping_tests_code json form out count_out)
       string(JSON transport GET "${known_transports}" ${index})
       list(APPEND known "${transport}")
     endforeach()
+  endif()
+  # No TRANSPORTS: every transport the runner knows (the list lives in the runner only).
+  if(NOT mcp_ping_transports)
+    set(mcp_ping_transports ${known})
   endif()
   foreach(transport IN LISTS mcp_ping_transports)
     if(NOT transport IN_LIST known)
@@ -217,9 +220,6 @@ function(mcp_ping_conformance_add_tests)
   endif()
   if(NOT arg_NAME OR NOT arg_DRIVER)
     message(FATAL_ERROR "mcp_ping_conformance_add_tests: NAME and DRIVER are required")
-  endif()
-  if(NOT arg_TRANSPORTS)
-    set(arg_TRANSPORTS ${MCP_PING_CONFORMANCE_HOSTED_TRANSPORTS})
   endif()
   if(NOT arg_REVISION)
     set(arg_REVISION 2025-11-25)
