@@ -30,13 +30,6 @@ int rank(Level level) {
 
 std::string level_name(Level level) { return std::string(to_string(level)); }
 
-// A check the mock server makes on its own in every case that has its step (the handshake's
-// lifecycle order, the transport rules), not one the fixture declares: the ids parse_check()
-// reserves for them.
-bool implicit(const CheckDef& check) {
-  return check.id == handshake_check().id || check.id.rfind("transport:", 0) == 0;
-}
-
 // The scenario's transports the check applies to, in the scenario's order.
 std::vector<std::string> check_transports(const Scenario& scenario, const CheckDef& check) {
   std::vector<std::string> transports;
@@ -52,7 +45,7 @@ OrderedJson case_json(const Scenario& scenario) {
     checks.push_back({{"id", check.id},
                       {"kind", "script"},
                       {"level", level_name(check.level)},
-                      {"implicit", implicit(check)},
+                      {"implicit", is_reserved_check_id(check.id)},
                       {"transports", check_transports(scenario, check)},
                       {"spec", check.spec}});
   }
@@ -109,7 +102,7 @@ Level highest_level(const Scenario& scenario) {
     if (rank(level) > rank(highest)) highest = level;
   };
   for (const auto& check : scenario.script_checks) {
-    if (!implicit(check)) consider(check.level);
+    if (!is_reserved_check_id(check.id)) consider(check.level);
   }
   for (const auto& driver_check : scenario.driver_checks) consider(driver_check.check.level);
   return highest;

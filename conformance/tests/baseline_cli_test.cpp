@@ -12,7 +12,7 @@ namespace {
 const std::vector<std::string> kNoPong = {MCP_PING_BROKEN_CLIENT, "--fault", "no-pong"};
 
 std::filesystem::path write_baseline(const std::string& name, const std::string& yaml) {
-  const auto file = fresh_dir(name) / "baseline.yaml";
+  auto file = fresh_dir(name) / "baseline.yaml";
   std::ofstream(file) << yaml;
   return file;
 }

@@ -5,7 +5,7 @@
 namespace mcpping {
 namespace {
 
-Command parse(std::vector<std::string> args) { return parse_command_line(args); }
+Command parse(const std::vector<std::string>& args) { return parse_command_line(args); }
 
 TEST(Cli, RunTakesTheDriverArgvAfterTheSeparatorUnsplit) {
   const Command command =

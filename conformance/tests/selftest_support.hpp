@@ -27,7 +27,7 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
   for (char& c : unique) {
     if (c == '/') c = '_';
   }
-  const auto dir = std::filesystem::temp_directory_path() / "mcp-ping-selftests" / unique;
+  auto dir = std::filesystem::temp_directory_path() / "mcp-ping-selftests" / unique;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -85,8 +85,8 @@ void abort_connection(int server_port, int peer_port) {
 // httplib 0.11 routes a POST without Content-Length only to a handler without a reader.
 httplib::ContentReader empty_content_reader() {
   return httplib::ContentReader(
-      [](httplib::ContentReceiver) { return true; },
-      [](httplib::MultipartContentHeader, httplib::ContentReceiver) { return true; });
+      [](const httplib::ContentReceiver&) { return true; },
+      [](const httplib::MultipartContentHeader&, const httplib::ContentReceiver&) { return true; });
 }
 
 void set_event_stream(httplib::Response& res,

@@ -72,7 +72,7 @@ class Client::Impl {
     transport_->set_failure_handler(
         [this](const json& frame, const Error& error) { on_transport_failure(frame, error); });
     try {
-      transport_->start([this](json frame) { on_message(std::move(frame)); },
+      transport_->start([this](const json& frame) { on_message(frame); },
                         [this](std::string reason) { on_closed(std::move(reason)); });
     } catch (...) {
       std::lock_guard lock(mutex_);
@@ -288,15 +288,15 @@ class Client::Impl {
 
   // ---- incoming frames (transport reader thread) ----
 
-  void on_message(json frame) {
+  void on_message(const json& frame) {
     if (frame.is_array()) {  // a 2025-03-26 batch: each element on its own
-      for (auto& element : frame) dispatch(std::move(element));
+      for (const auto& element : frame) dispatch(element);
       return;
     }
-    dispatch(std::move(frame));
+    dispatch(frame);
   }
 
-  void dispatch(json frame) {
+  void dispatch(const json& frame) {
     // By shape, never by id: a frame with `method` is never a response, even when its id
     // equals the id of one of our pending requests.
     switch (classify(frame)) {

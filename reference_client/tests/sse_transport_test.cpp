@@ -235,7 +235,7 @@ TEST_F(SseTransportTest, APostAnsweredWithAnErrorStatusFailsThatSend) {
   SseTransportOptions options;
   options.logger = log.logger();
   SseTransport transport(http.url("/sse"), options);
-  transport.start([](json) {}, [](std::string) {});
+  transport.start([](const json&) {}, [](const std::string&) {});
   EXPECT_EQ(transport.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}),
             http_status_error(404));
   transport.close();

@@ -16,7 +16,7 @@ using test::make_check;
 using test::make_run;
 
 fs::path fresh_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / "mcp-ping-html-test" / name;
+  auto dir = fs::temp_directory_path() / "mcp-ping-html-test" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -19,7 +19,7 @@ CheckDef parse_check(const FixtureReader& reader, const Json& value, const std::
   reader.only_keys(value, {"id", "level", "spec"}, pointer);
   CheckDef check;
   check.id = reader.nonempty_string(reader.member(value, "id", pointer), pointer + "/id");
-  if (check.id == "handshake" || check.id.rfind("transport:", 0) == 0) {
+  if (is_reserved_check_id(check.id)) {
     reader.fail(pointer + "/id",
                 "\"" + check.id + "\" is reserved for the mock server's own checks");
   }
@@ -43,6 +43,10 @@ CheckDef parse_check(const FixtureReader& reader, const Json& value, const std::
 
 CheckDef handshake_check() {
   return CheckDef{"handshake", Level::Must, {"lifecycle.init-first", "lifecycle.initialized"}};
+}
+
+bool is_reserved_check_id(std::string_view id) {
+  return id == handshake_check().id || id.rfind("transport:", 0) == 0;
 }
 
 }  // namespace mcpping

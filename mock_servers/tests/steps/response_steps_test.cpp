@@ -242,7 +242,10 @@ TEST(ResponseSteps, ExpectErrorJudgesTheCode) {
       {Json::parse(R"({"code":-32603,"message":"Internal error"})"), "degraded"},
       {nullptr, "broken"},  // a success result instead
   };
-  for (const auto& [error, outcome] : cases) {
+  for (const auto& answer : cases) {
+    // Named references, not a structured binding: clang 14 cannot capture bindings in lambdas.
+    const Json& error = answer.first;
+    const char* outcome = answer.second;
     SCOPED_TRACE(outcome);
     FakeChannel ch;
     FakeClient client(ch);

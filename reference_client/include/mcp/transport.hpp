@@ -44,6 +44,8 @@ class Transport {
   virtual void close() = 0;
 
   // Optional hooks; the defaults ignore them. set_failure_handler is called before start().
+  // A sink: implementations keep (move) the handler; this default ignores it.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   virtual void set_failure_handler(FailureHandler /*handler*/) {}
   // The protocol version the initialize handshake agreed on (Streamable HTTP sends it as the
   // MCP-Protocol-Version header from 2025-06-18 on). Called again after a re-initialization.
