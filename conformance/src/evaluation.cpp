@@ -47,6 +47,9 @@ CheckResult judged(const std::string& case_id, const CheckRecord& record,
 // Why the script never reached a check, from what the mock server recorded.
 std::string why_not_reached(const TranscriptRecords& transcript) {
   if (!transcript.present) return "the client never started the server";
+  if (transcript.end_reason == "interrupted")
+    return "the driver had exited when the runner stopped the mock server; the script was "
+           "still waiting for the client here";
   if (transcript.last_event) return *transcript.last_event;
   return transcript.ended ? "the script ended first" : "the server was stopped";
 }
@@ -78,11 +81,38 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutc
   return std::nullopt;
 }
 
+// A clean exit that came only because the mock server gave up at the case deadline: some
+// step (typically close) waited on a server that was still there.
+std::optional<Observation> hung_step(const Scenario& scenario, const CaseObservations& observed) {
+  const auto& driver = observed.driver;
+  const auto& steps = observed.driver_report.steps;
+  if (driver.kind != ChildOutcome::Kind::kExited || driver.exit_code != 0 || steps.empty() ||
+      observed.transcript.end_reason != "deadline")
+    return std::nullopt;
+  const auto& last = steps.back();
+  return Observation{{"driver:completed", scenario.deadline_kill, {"suite.client-survives"}},
+                     Outcome::Broken,
+                     "the driver finishes its steps before the case deadline",
+                     "the client was still connected when the mock server gave up at the case "
+                     "deadline; step " +
+                         std::to_string(last.step) + " (" + last.op + ") returned only after that"};
+}
+
 Observation driver_line(const Scenario& scenario, const DriverCheck& driver_check,
-                        const DriverReport& report) {
+                        const CaseObservations& observed) {
+  const auto& report = observed.driver_report;
   const std::string op = scenario.driver_steps[driver_check.step].value("op", "");
   const std::string expected = "step " + std::to_string(driver_check.step) + " (" + op +
                                ") reports " + driver_check.expect.dump();
+  // No blame and no credit without cause: the check is about the client's reaction to what
+  // the server sent under these labels.
+  for (const auto& label : driver_check.given) {
+    if (!observed.transcript.sent_labels.count(label)) {
+      return {driver_check.check, Outcome::NotReached, expected,
+              "not reached: the server never sent \"" + label + "\" (" +
+                  why_not_reached(observed.transcript) + ")"};
+    }
+  }
   if (driver_check.step >= report.steps.size()) {
     return {driver_check.check, Outcome::Broken, expected,
             "the driver printed no line for step " + std::to_string(driver_check.step) + " (" + op +
@@ -140,6 +170,8 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
   if (auto fate = driver_fate(scenario, observed.driver)) {
     out.checks.push_back(judged(scenario.id, *fate, refs));
   }
+  if (auto hung = hung_step(scenario, observed))
+    out.checks.push_back(judged(scenario.id, *hung, refs));
   if (!transcript.present) {
     out.checks.push_back(judged(
         scenario.id,
@@ -178,8 +210,7 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
     if (!used[i]) out.checks.push_back(judged(scenario.id, transcript.checks[i], refs));
   }
   for (const auto& driver_check : scenario.driver_checks) {
-    out.checks.push_back(
-        judged(scenario.id, driver_line(scenario, driver_check, observed.driver_report), refs));
+    out.checks.push_back(judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
   }
 
   for (const auto& check : out.checks) {

@@ -114,7 +114,7 @@ TEST(CatalogueJson, LevelIsTheMostDemandingOfTheChecks) {
       Level::Should);
   // Driver checks count too.
   Scenario with_driver_check = scenario("a", {"stdio"}, {check("x", Level::Should)});
-  with_driver_check.driver_checks.push_back({check("y", Level::Must), 0, nullptr});
+  with_driver_check.driver_checks.push_back({check("y", Level::Must), 0, nullptr, {}});
   EXPECT_EQ(highest_level(with_driver_check), Level::Must);
 
   // The mock server's own checks (the handshake) say nothing of what the case is about.

@@ -130,6 +130,40 @@ TEST(Evaluation, WrongCallResultFailsTheDriverCheck) {
   EXPECT_NE(check->actual.find("\"result\":{}"), std::string::npos);
 }
 
+// Regression: a clean exit after the mock server gave up at the case deadline (a close that
+// blocked until the server dropped the connection) passed driver:completed.
+TEST(Evaluation, AStepThatReturnedOnlyAtTheServersDeadlineFailsDriverCompleted) {
+  auto o = clean_run();
+  o.transcript.end_reason = "deadline";
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  const auto* check = find(e, "ping/while-awaiting:driver:completed");
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->verdict, Verdict::Fail);
+  EXPECT_NE(check->actual.find("step 2 (close) returned only after that"), std::string::npos)
+      << check->actual;
+  EXPECT_EQ(find(evaluate_case(make_scenario(), clean_run(), kRefs),
+                 "ping/while-awaiting:driver:completed"),
+            nullptr);
+}
+
+// Regression: a driver check about the client's reaction to a server behaviour was judged
+// although the server never behaved so (the script had stopped first).
+TEST(Evaluation, ADriverCheckIsJudgedOnlyOnceItsCauseWasSent) {
+  auto scenario = make_scenario();
+  scenario.driver_checks[0].given = {"ping"};
+  auto o = clean_run();
+  o.transcript.last_event = "script stopped at step 1 (expect): expected message did not arrive";
+  auto e = evaluate_case(scenario, o, kRefs);
+  const auto* check = find(e, "ping/while-awaiting:call-result-delivered");
+  EXPECT_EQ(check->outcome, Outcome::NotReached);
+  EXPECT_EQ(check->actual,
+            "not reached: the server never sent \"ping\" (script stopped at step 1 (expect): "
+            "expected message did not arrive)");
+  o.transcript.sent_labels = {"ping"};
+  e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered")->outcome, Outcome::Met);
+}
+
 TEST(Evaluation, Exit127IsUnsupported) {
   auto o = clean_run();
   o.driver.exit_code = 127;

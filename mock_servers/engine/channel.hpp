@@ -28,7 +28,10 @@ enum class WriteMode {
 // How an HTTP host frames each message as a server-sent event (the `send` step's "sse"
 // member). stdio ignores it.
 struct SseFraming {
-  std::optional<std::string> event;   // the `event:` field; none by default
+  // The `event:` field. "message" by default, as the common SDK servers write it
+  // (docs/http-mock-server.md, "SSE framing"); none omits the line (the type defaults to
+  // message).
+  std::optional<std::string> event = "message";
   std::optional<std::string> id;      // the `id:` field
   std::optional<std::int64_t> retry;  // the `retry:` field, in ms
   std::string line_end = "\n";        // "\n" or "\r\n"
@@ -99,13 +102,17 @@ class Channel {
                               const std::string& route) = 0;
   // The next thing the client did, or Timeout at `deadline`. After Eof, returns Eof again.
   virtual Incoming receive(Clock::time_point deadline) = 0;
+  // From any thread: receive() returns `why` (Eof: the client is gone; Interrupted) once
+  // everything that already arrived was taken. A host shutting down on a signal lets the
+  // script finish what the client did.
+  virtual void end_input(Incoming::Kind why) = 0;
   // Stop reading from the client: its writes now fail (stdio: EPIPE).
   virtual void close_input() = 0;
   // Stop writing to the client: it sees end of file.
   virtual void close_output() = 0;
-  // Writes to the server's stderr. May block while the client does not drain it, but
-  // returns soon after `stop` is requested. Returns the bytes written.
-  virtual std::size_t write_stderr(std::string_view bytes, std::stop_token stop) = 0;
+  // Writes to the server's stderr on the calling thread, as a server that logs does: blocks
+  // while the client does not drain it, up to `deadline`. Returns the bytes written.
+  virtual std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) = 0;
   // Arms `fault` for the next matching client POST. False when the transport has no POSTs
   // (the loader keeps such steps out of stdio scripts).
   virtual bool arm_post_fault(const PostFault& /*fault*/) { return false; }

@@ -63,6 +63,7 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   ClientMessage msg{std::move(json), in.at, client_requests, in.meta, {}};
   const auto& j = msg.json;
   if (j.contains("method")) {
+    if (run_.take_owed_initialized(msg)) return false;
     const auto method = method_of(j);
     if (is_request(j) && method != "ping") ++client_requests;
     if (claim && claim(msg)) return true;
@@ -86,6 +87,18 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
 
 Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
   auto& transcript = run_.transcript;
+  // Client pings the handshake held back for the script: the claim sees each first, the
+  // others are answered now.
+  for (auto it = inbox.begin(); it != inbox.end();) {
+    if (!is_request(it->json) || method_of(it->json) != "ping") {
+      ++it;
+      continue;
+    }
+    auto msg = std::move(*it);
+    it = inbox.erase(it);
+    if (claim && claim(msg)) return Pump::Stopped;
+    run_.send_one(make_result(msg.json["id"], Json::object()));
+  }
   for (;;) {
     if (eof_) return Pump::Eof;
     const auto limit = std::min(deadline, run_.case_deadline);
@@ -128,9 +141,10 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
         if (in.text == "get-stream-closed") get_stream_open = false;
         if (in.meta.is_object() && in.meta.contains("connected"))
           client_gone = !in.meta["connected"].get<bool>();
-        if (serving && client_gone) {
+        // No session or stream left (HTTP): nothing more can come, as at end of input.
+        if (client_gone) {
           eof_ = true;
-          transcript.event("the client ended its session: nothing is left to serve");
+          transcript.event("the client ended its session: nothing more can come");
           return Pump::Eof;
         }
         if (claim && claim(ClientMessage{Json(), in.at, client_requests, in.meta, in.text}))

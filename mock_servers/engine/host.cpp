@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/fixture_reader.hpp"
+#include "core/text.hpp"
 #include "engine/script.hpp"
 
 namespace mcpping {
@@ -50,11 +51,13 @@ void write_pid_file(const std::filesystem::path& evidence_dir) {
   pid_file << ::getpid() << "\n";
 }
 
-std::size_t write_stderr_bounded(int fd, std::string_view bytes, std::stop_token stop) {
+std::size_t write_stderr_bounded(int fd, std::string_view bytes, Clock::time_point deadline) {
   std::size_t written = 0;
-  while (written < bytes.size() && !stop.stop_requested()) {
+  while (written < bytes.size()) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) break;
     pollfd ready_fd{fd, POLLOUT, 0};
-    const int ready = ::poll(&ready_fd, 1, 50);
+    const int ready = ::poll(&ready_fd, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     if (ready_fd.revents & (POLLERR | POLLHUP | POLLNVAL)) break;
@@ -82,10 +85,11 @@ Clock::time_point case_deadline_of(const nlohmann::json& resolved) {
 }
 
 ShutdownWatcher::ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog,
-                                 std::string stuck_reason)
+                                 std::string stuck_reason, Channel& channel)
     : transcript_(transcript),
       watchdog_(watchdog),
       stuck_reason_(std::move(stuck_reason)),
+      channel_(channel),
       thread_([this] { loop(); }) {}
 
 ShutdownWatcher::~ShutdownWatcher() {
@@ -100,7 +104,17 @@ void ShutdownWatcher::loop() {
     const int sig = ::sigtimedwait(&set, nullptr, &slice);
     if (sig > 0) {
       const std::string name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-      transcript_.event("received " + name);
+      // The runner sends SIGTERM once the driver has exited: the client is gone, as at end of
+      // input. SIGINT and SIGHUP interrupt the run.
+      transcript_.event("received " + name + ": finishing what the client already sent");
+      channel_.end_input(sig == SIGTERM ? Incoming::Kind::Eof : Incoming::Kind::Interrupted);
+      const auto give_up = Clock::now() + kSignalGrace;
+      while (!done_ && Clock::now() < give_up) {
+        // The main thread ends the run (its own `end` record) and sets done_ on its way out.
+        ::sigtimedwait(&set, nullptr, &slice);
+      }
+      if (done_) return;
+      transcript_.event("still running " + format_ms(kSignalGrace.count()) + " ms after " + name);
       transcript_.end(name);
       ::_exit(0);
     }

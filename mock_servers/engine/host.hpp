@@ -6,7 +6,6 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -37,10 +36,11 @@ void prepare_host_signals();
 // `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
 void write_pid_file(const std::filesystem::path& evidence_dir);
 
-// Writes to a stderr-like descriptor in short poll slices, so that a client that never
-// drains the pipe cannot hold the writer past `stop`. At most one pipe page per write: a
-// pipe that polls writable takes it without blocking. Returns the bytes written.
-std::size_t write_stderr_bounded(int fd, std::string_view bytes, std::stop_token stop);
+// Writes to a stderr-like descriptor, waiting (poll) while it is full, so that a client that
+// never drains the pipe holds the writer until `deadline` and no longer. At most one pipe
+// page per write: a pipe that polls writable takes it without blocking. Returns the bytes
+// written.
+std::size_t write_stderr_bounded(int fd, std::string_view bytes, Clock::time_point deadline);
 
 // A resolved script file, read and parsed once.
 struct LoadedScript {
@@ -53,12 +53,18 @@ LoadedScript load_script(const std::string& file);
 // The case deadline of a resolved script, from now.
 Clock::time_point case_deadline_of(const nlohmann::json& resolved);
 
-// Ends the process at once on SIGTERM/SIGINT/SIGHUP, or when the watchdog time passes (a
-// write blocked on a client that stopped reading), recording why: the main thread may be
-// stuck where it cannot notice.
+// On SIGTERM/SIGINT/SIGHUP: records it and ends the channel's input (SIGTERM, which the
+// runner sends once the driver has exited: the client is gone, as at end of input; SIGINT,
+// SIGHUP: interrupted), so the script finishes what the client already did (a message that
+// had arrived must still be judged); if the main thread has not finished
+// within kSignalGrace (it may be stuck in a write), ends the process. Also ends it when the
+// watchdog time passes (a write blocked on a client that stopped reading), recording why.
 class ShutdownWatcher {
  public:
-  ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog, std::string stuck_reason);
+  static constexpr std::chrono::milliseconds kSignalGrace{1000};
+
+  ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog, std::string stuck_reason,
+                  Channel& channel);
   ~ShutdownWatcher();
   ShutdownWatcher(const ShutdownWatcher&) = delete;
   ShutdownWatcher& operator=(const ShutdownWatcher&) = delete;
@@ -69,6 +75,7 @@ class ShutdownWatcher {
   Transcript& transcript_;
   Clock::time_point watchdog_;
   std::string stuck_reason_;
+  Channel& channel_;
   std::atomic<bool> done_{false};
   std::thread thread_;
 };

@@ -53,7 +53,7 @@ struct Interpreter::Impl {
       run.transcript.event("interrupted by the host");
       reason = "interrupted";
     }
-    run.stderr_writer.stop();  // its `stderr` record comes before `end`
+    run.settle_owed_initialized();
     run.transcript.end(reason);
     return reason;
   }
@@ -97,7 +97,7 @@ struct Interpreter::Impl {
     const auto why = run.pump(Clock::now() + from_ms(run.timeout("quiet_ms")), nullptr);
     if (why == Pump::Interrupted || why == Pump::CaseDeadline) return finish(why);
     run.transcript.event("the script closed the server's output; the server exits");
-    run.stderr_writer.stop();
+    run.settle_owed_initialized();
     run.transcript.end("output closed");
     return "output closed";
   }

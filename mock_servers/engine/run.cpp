@@ -47,8 +47,7 @@ Run::Run(const Json& resolved, Channel& channel_, Transcript& transcript_)
     : channel(channel_),
       transcript(transcript_),
       defaults(server_defaults_from(resolved)),
-      client(*this),
-      stderr_writer(channel_, transcript_) {
+      client(*this) {
   for (const auto& [name, ms] : resolved.at("timeouts").items()) timeouts[name] = ms.get<double>();
   line_cap = resolved.at("line_cap_bytes").get<std::size_t>();
   script_size = resolved.at("script").size();
@@ -56,6 +55,13 @@ Run::Run(const Json& resolved, Channel& channel_, Transcript& transcript_)
 
 void Run::record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
                  std::vector<double> latency, Json details) {
+  record_for_step(step_index, check, outcome, std::move(expected), std::move(actual),
+                  std::move(latency), std::move(details));
+}
+
+void Run::record_for_step(std::size_t step, const CheckDef& check, Outcome outcome,
+                          std::string expected, std::string actual, std::vector<double> latency,
+                          Json details) {
   CheckRecord r;
   r.check = check;
   r.outcome = outcome;
@@ -63,8 +69,35 @@ void Run::record(const CheckDef& check, Outcome outcome, std::string expected, s
   r.actual = std::move(actual);
   r.latency_ms = std::move(latency);
   r.details = std::move(details);
-  if (step_index < script_size) r.step = step_index;
+  if (step < script_size) r.step = step;
   transcript.check(r);
+}
+
+bool Run::take_owed_initialized(const ClientMessage& message) {
+  if (!owed_initialized || !is_notification(message.json) ||
+      method_of(message.json) != "notifications/initialized")
+    return false;
+  const auto& owed = *owed_initialized;
+  record_for_step(owed.step, handshake_check(), Outcome::Met,
+                  "initialize request, then notifications/initialized",
+                  owed.init_text + "; notifications/initialized " +
+                      format_ms(std::max(0.0, elapsed_ms(owed.since, message.at))) +
+                      " ms after the response, late: the server had gone on (" + owed.moved_on +
+                      ")");
+  owed_initialized.reset();
+  return true;
+}
+
+void Run::settle_owed_initialized() {
+  if (!owed_initialized) return;
+  const auto& owed = *owed_initialized;
+  record_for_step(owed.step, handshake_check(), Outcome::Broken,
+                  "initialize request, then notifications/initialized",
+                  owed.init_text + "; no notifications/initialized by the end of the run (" +
+                      format_ms(elapsed_ms(owed.since, Clock::now())) +
+                      " ms after the response); the server went on without it (" + owed.moved_on +
+                      ")");
+  owed_initialized.reset();
 }
 
 void Run::record_implicit(const CheckDef& check, std::string expected, std::string actual) {

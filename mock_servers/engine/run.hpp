@@ -18,7 +18,6 @@
 #include "engine/client_inbox.hpp"
 #include "engine/default_server.hpp"
 #include "engine/id_match.hpp"
-#include "engine/stderr_writer.hpp"
 #include "engine/step.hpp"
 #include "engine/transcript.hpp"
 
@@ -36,6 +35,14 @@ std::string describe_message(const Json& message);
 std::string describe_error(const Json& response);
 // `5 (integer)`.
 std::string typed(const Json& value);
+
+// The handshake went on without notifications/initialized: its check waits for it.
+struct OwedInitialized {
+  std::string init_text;    // "initialize (protocolVersion ...) after N ms"
+  std::string moved_on;     // why the script went on
+  Clock::time_point since;  // the initialize response
+  std::size_t step = 0;     // the handshake's step
+};
 
 class Run {
  public:
@@ -55,11 +62,11 @@ class Run {
   std::vector<SentFrame> all_sent;
   std::set<std::string> responded;  // capture names the script answered
   ClientInbox client;
-  StderrWriter stderr_writer;
   bool output_closed = false;
   std::size_t step_index = 0;
   Pump abort_reason = Pump::Deadline;
   std::string stop_reason;
+  std::optional<OwedInitialized> owed_initialized;
 
   // A timeout of the table by name, in ms.
   double timeout(const std::string& name) const { return timeouts.at(name); }
@@ -67,6 +74,11 @@ class Run {
   // Records an observation for `check`, attributed to the current step.
   void record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
               std::vector<double> latency = {}, Json details = Json::object());
+  // While the handshake's check waits: records it Met when `message` is the late
+  // notifications/initialized (true: the message is taken).
+  bool take_owed_initialized(const ClientMessage& message);
+  // At the end of the run: records the handshake Broken if it still waits.
+  void settle_owed_initialized();
   // The mock server's own check, recorded only when violated.
   void record_implicit(const CheckDef& check, std::string expected, std::string actual);
 
@@ -95,6 +107,11 @@ class Run {
   StepResult go_on(Pump why) {
     return why == Pump::CaseDeadline || why == Pump::Interrupted ? after_wait(why) : StepResult::Ok;
   }
+
+ private:
+  void record_for_step(std::size_t step, const CheckDef& check, Outcome outcome,
+                       std::string expected, std::string actual, std::vector<double> latency = {},
+                       Json details = Json::object());
 };
 
 }  // namespace mcpping

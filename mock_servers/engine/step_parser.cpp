@@ -26,7 +26,7 @@ void StepParser::empty_arg() const {
 }
 
 std::string StepParser::timeout_name(const Json& value, const std::string& pointer) const {
-  const auto name = reader().string(value, pointer);
+  auto name = reader().string(value, pointer);
   if (!state_.timeouts.count(name)) {
     std::vector<std::string> names;
     for (const auto& [known, ms] : state_.timeouts) names.push_back(known);
@@ -60,22 +60,25 @@ std::optional<CheckDef> StepParser::optional_check(const std::string& key) {
 void StepParser::declare_check(CheckDef check) { add_check(std::move(check), arg_pointer_); }
 
 std::string StepParser::known_label() const {
-  const auto label = reader().nonempty_string(arg(), arg_pointer_);
+  auto label = reader().nonempty_string(arg(), arg_pointer_);
   if (!state_.labels.count(label))
     fail(arg_pointer_, "no earlier send has the label \"" + label + "\"");
+  if (state_.answer_labels.count(label))
+    fail(arg_pointer_, "\"" + label + "\" labels a respond step's answer, not a request");
   return label;
 }
 
-std::optional<std::string> StepParser::define_label(const std::string& key) {
+std::optional<std::string> StepParser::define_label(const std::string& key, bool answer) {
   if (!has(key)) return std::nullopt;
   const auto label = reader().nonempty_string(step_[key], pointer(key));
   if (!state_.labels.insert(label).second)
     fail(pointer(key), "label \"" + label + "\" is used twice");
+  if (answer) state_.answer_labels.insert(label);
   return label;
 }
 
 std::string StepParser::captured(const Json& value, const std::string& pointer) const {
-  const auto name = reader().nonempty_string(value, pointer);
+  auto name = reader().nonempty_string(value, pointer);
   if (!state_.captured.count(name))
     fail(pointer, "nothing is captured as \"" + name + "\" before this step");
   return name;
@@ -111,7 +114,7 @@ Json StepParser::template_value(const Json& value, const std::string& pointer,
 
 std::string StepParser::route() const {
   if (!has("on")) return {};
-  const auto on = reader().nonempty_string(step_["on"], pointer("on"));
+  auto on = reader().nonempty_string(step_["on"], pointer("on"));
   if (on == "get") return on;
   if (on.rfind("post:", 0) != 0)
     fail(pointer("on"), "unknown route \"" + on + "\" (known: \"get\", \"post:NAME\")");
@@ -136,7 +139,8 @@ SseFraming StepParser::sse() const {
       fail(p + "/" + key, "must not contain a line break");
     return text;
   };
-  sse.event = one_line("event");
+  // null omits the `event:` line.
+  if (o.contains("event")) sse.event = o["event"].is_null() ? std::nullopt : one_line("event");
   sse.id = one_line("id");
   if (o.contains("retry"))
     sse.retry = static_cast<std::int64_t>(c.count(o["retry"], p + "/retry", 0));

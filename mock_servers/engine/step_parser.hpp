@@ -29,7 +29,8 @@ struct ScriptState {
   std::size_t script_size = 0;
   std::set<std::string> captured;
   std::set<std::string> labels;
-  std::vector<CheckDef> checks;  // in script order
+  std::set<std::string> answer_labels;  // labels of respond steps: not requests to wait on
+  std::vector<CheckDef> checks;         // in script order
 };
 
 class StepParser {
@@ -71,7 +72,9 @@ class StepParser {
   // The action's value as the label of an earlier send.
   std::string known_label() const;
   // `key` as a new label (unique in the script), when the step has it.
-  std::optional<std::string> define_label(const std::string& key);
+  // The step's label under `key`, unique in the script. `answer`: it labels a response the
+  // script sends (respond), which no step may wait on as a request.
+  std::optional<std::string> define_label(const std::string& key, bool answer = false);
   // Later steps may refer to `name`.
   void capture(const std::string& name) { state_.captured.insert(name); }
   // A name an earlier step captured, at `pointer`.

@@ -28,15 +28,15 @@ const std::vector<StepKind>& step_kinds() {
       {"expect", {"as", "within", "check"}, T::Any, steps::parse_expect},
       {"send", {"label", "repeat", "write", "chunk", "on", "sse"}, T::Any, steps::parse_send},
       {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},
-      {"respond", {"result", "error", "default", "on"}, T::Any, steps::parse_respond},
+      {"respond", {"result", "error", "default", "on", "label"}, T::Any, steps::parse_respond},
       {"expect_response", {"within", "late_within", "check"}, T::Any, steps::parse_expect_response},
       {"expect_error", {"code", "within", "check"}, T::Any, steps::parse_expect_error},
       {"expect_no_response", {"window", "forbid", "check", "info_check"}, T::Any, steps::parse_expect_no_response},
       {"expect_none", {"window", "check"}, T::Any, steps::parse_expect_none},
       {"observe_client_pings", {"window", "check"}, T::Any, steps::parse_observe_client_pings},
       {"pause", {}, T::Any, steps::parse_pause},
-      {"stderr", {}, T::Any, steps::parse_stderr},
-      {"stderr_bytes", {}, T::Any, steps::parse_stderr_bytes},
+      {"stderr", {"within", "check"}, T::Any, steps::parse_stderr},
+      {"stderr_bytes", {"within", "check"}, T::Any, steps::parse_stderr_bytes},
       {"close_stdin", {}, T::StdioOnly, steps::parse_close_stdin},
       {"close_stdout", {}, T::StdioOnly, steps::parse_close_stdout},
       {"serve_defaults", {}, T::Any, steps::parse_serve_defaults},
@@ -112,7 +112,7 @@ ParsedScript parse_script(const Json& script, const ScriptContext& context) {
   const FixtureReader c(context.file);
   c.array(script, "/script");
   if (script.empty()) c.fail("/script", "must not be empty");
-  ScriptState state{c, *context.timeouts, context.refs, script.size(), {}, {}, {}};
+  ScriptState state{c, *context.timeouts, context.refs, script.size(), {}, {}, {}, {}};
   ParsedScript parsed;
   for (std::size_t i = 0; i < script.size(); ++i) {
     const auto p = "/script/" + std::to_string(i);

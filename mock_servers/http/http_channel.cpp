@@ -144,6 +144,19 @@ void HttpChannel::reject(const httplib::Request& req, httplib::Response& res,
   if (!rule.check.empty()) implicit_check(rule, rule_actual(rule, req, rejection.note, body));
 }
 
+bool HttpChannel::broke(const httplib::Request& req, httplib::Response& res,
+                        const Rejection& broken, const std::string& session,
+                        const std::string& body) {
+  const auto& rule = http_rule(broken.rule);
+  if (rule.refuses) {
+    reject(req, res, broken, session, body);
+    return true;
+  }
+  transcript_.event(req.method + " " + req.path + ": " + broken.note + " (recorded; accepted)");
+  if (!rule.check.empty()) implicit_check(rule, rule_actual(rule, req, broken.note, body));
+  return false;
+}
+
 // ---- incoming ----
 
 void HttpChannel::push(Incoming in) {
@@ -158,12 +171,23 @@ void HttpChannel::push_event(const std::string& name, Json meta) {
   push(Incoming{Incoming::Kind::Event, name, 0, Clock::now(), std::move(meta)});
 }
 
+void HttpChannel::end_input(Incoming::Kind why) {
+  {
+    const std::lock_guard lock(in_mutex_);
+    input_end_ = why;
+  }
+  in_cv_.notify_all();
+}
+
 Incoming HttpChannel::receive(Clock::time_point deadline) {
   std::unique_lock lock(in_mutex_);
-  in_cv_.wait_until(lock, deadline, [&] { return !inbox_.empty() || stopping_; });
+  in_cv_.wait_until(lock, deadline,
+                    [&] { return !inbox_.empty() || stopping_ || input_end_.has_value(); });
   if (inbox_.empty()) {
-    return Incoming{
-        stopping_ ? Incoming::Kind::Interrupted : Incoming::Kind::Timeout, {}, 0, Clock::now()};
+    const auto kind = input_end_  ? *input_end_
+                      : stopping_ ? Incoming::Kind::Interrupted
+                                  : Incoming::Kind::Timeout;
+    return Incoming{kind, {}, 0, Clock::now()};
   }
   auto in = std::move(inbox_.front());
   inbox_.pop_front();
@@ -190,10 +214,9 @@ std::optional<std::string> HttpChannel::read_body(const httplib::Request& req,
   return body;
 }
 
-std::optional<Rejection> HttpChannel::check_session(const httplib::Request& req,
-                                                    std::string& session) {
+SessionCheck HttpChannel::check_session(const httplib::Request& req) {
   const std::lock_guard lock(mutex_);
-  return sessions_.check(req, session);
+  return sessions_.check(req);
 }
 
 // ---- faults ----
@@ -254,13 +277,15 @@ bool HttpChannel::admit_stream(const httplib::Request& req, httplib::Response& r
   return false;
 }
 
-void HttpChannel::serve_stream(httplib::Response& res, std::shared_ptr<SseStream> stream,
+void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& res,
+                               const std::shared_ptr<SseStream>& stream,
                                std::function<void()> on_close) {
+  stream->watch_peer(connection_fd(port_, req.remote_port));
   transcript_.host_record("sse", {{"stream", stream->name()}, {"what", "open"}},
                           stream->name() + " stream open");
   set_event_stream(
       res, [stream](std::size_t, httplib::DataSink& sink) { return stream->provide(sink); },
-      [this, stream, on_close](bool success) {
+      [this, stream, on_close = std::move(on_close)](bool success) {
         transcript_.host_record(
             "sse",
             {{"stream", stream->name()},
@@ -286,8 +311,8 @@ void HttpChannel::release_listening_stream(const std::shared_ptr<SseStream>& str
   push_event("get-stream-closed", std::move(meta));
 }
 
-std::size_t HttpChannel::write_stderr(std::string_view bytes, std::stop_token stop) {
-  return write_stderr_bounded(STDERR_FILENO, bytes, stop);
+std::size_t HttpChannel::write_stderr(std::string_view bytes, Clock::time_point deadline) {
+  return write_stderr_bounded(STDERR_FILENO, bytes, deadline);
 }
 
 }  // namespace mcpping

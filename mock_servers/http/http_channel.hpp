@@ -58,9 +58,10 @@ class HttpChannel : public Channel {
   SendResult send_raw(const std::string& bytes, std::size_t chunk,
                       const std::string& route) override;
   Incoming receive(Clock::time_point deadline) override;
+  void end_input(Incoming::Kind why) override;
   void close_input() override {}  // stdio-only steps never reach an HTTP script
   void close_output() override {}
-  std::size_t write_stderr(std::string_view bytes, std::stop_token stop) override;
+  std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override;
   bool arm_post_fault(const PostFault& fault) override;
 
  private:
@@ -103,7 +104,7 @@ class HttpChannel : public Channel {
   std::optional<std::string> read_body(const httplib::Request& req,
                                        const httplib::ContentReader& reader);
   // The session checks of a Streamable HTTP request after initialize (HttpSessions::check).
-  std::optional<Rejection> check_session(const httplib::Request& req, std::string& session);
+  SessionCheck check_session(const httplib::Request& req);
   // Answers with the rule's status and `rejection`'s body, records it, keeps `body` as a
   // rejected `raw` record and records the rule's implicit check.
   void reject(const httplib::Request& req, httplib::Response& res, const Rejection& rejection,
@@ -112,6 +113,10 @@ class HttpChannel : public Channel {
                    Json extra = Json::object());
   // Records `rule`'s implicit check as broken, once per case.
   void implicit_check(const HttpRule& rule, const std::string& actual);
+  // The request broke a rule: a rule that refuses answers with its status (true: the request
+  // ends here); any other is recorded and the request goes on, as a lenient server lets it.
+  bool broke(const httplib::Request& req, httplib::Response& res, const Rejection& rule,
+             const std::string& session, const std::string& body = {});
   Json facts(const httplib::Request& req, int status, const std::string& session) const;
   // An armed fault matching `message`, consumed; nullopt when none matches.
   std::optional<std::string> take_fault(const Json& message);
@@ -122,8 +127,8 @@ class HttpChannel : public Channel {
                   const std::string& body, const std::string& session, Clock::time_point arrived);
   bool admit_stream(const httplib::Request& req, httplib::Response& res,
                     const std::string& session);
-  void serve_stream(httplib::Response& res, std::shared_ptr<SseStream> stream,
-                    std::function<void()> on_close);
+  void serve_stream(const httplib::Request& req, httplib::Response& res,
+                    const std::shared_ptr<SseStream>& stream, std::function<void()> on_close);
   void push(Incoming in);
   void push_event(const std::string& name, Json meta);
 
@@ -148,6 +153,7 @@ class HttpChannel : public Channel {
 
   std::mutex in_mutex_;
   std::condition_variable in_cv_;
+  std::optional<Incoming::Kind> input_end_;  // end_input(); guarded by in_mutex_
   std::deque<Incoming> inbox_;
 };
 

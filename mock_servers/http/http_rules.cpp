@@ -10,27 +10,32 @@ namespace {
 constexpr std::string_view kValidMessage =
     "every POST body is one JSON-RPC request, notification or response";
 
-// In HttpRuleId order.
+// In HttpRuleId order. Header rules do not refuse: a client whose pong lacks a header fails
+// that header's check, and its pong is still judged (docs/verdicts.md, "Isolation").
 constexpr HttpRule kRules[] = {
-    {HttpRuleId::BodyTooLarge, 413, "http:body-too-large", Level::Info, "http.post-body-json",
+    {HttpRuleId::BodyTooLarge, true, 413, "http:body-too-large", Level::Info, "http.post-body-json",
      "POST bodies of at most {max} bytes"},
-    {HttpRuleId::NotJson, 400, "transport:valid-message", Level::Must, "http.post-body-json",
+    {HttpRuleId::NotJson, true, 400, "transport:valid-message", Level::Must, "http.post-body-json",
      kValidMessage},
-    {HttpRuleId::NotMessage, 400, "transport:valid-message", Level::Must, "http.post-body-json",
-     kValidMessage},
-    {HttpRuleId::NoSessionHeader, 400, "http:session-id", Level::Must, "http.session-header",
+    {HttpRuleId::NotMessage, true, 400, "transport:valid-message", Level::Must,
+     "http.post-body-json", kValidMessage},
+    {HttpRuleId::NoSessionHeader, false, 400, "http:session-id", Level::Must, "http.session-header",
      "every request after initialize carries the Mcp-Session-Id the server issued"},
-    {HttpRuleId::UnknownSession, 404, "", Level::Must, "", ""},
-    {HttpRuleId::ProtocolVersion, 400, "http:protocol-version", Level::Must,
+    {HttpRuleId::UnknownSession, true, 404, "", Level::Must, "", ""},
+    {HttpRuleId::ProtocolVersion, false, 400, "http:protocol-version", Level::Must,
      "http.protocol-version-header",
      "every request after initialize carries MCP-Protocol-Version with the negotiated version"},
-    {HttpRuleId::PostAccept, 406, "http:accept", Level::Must, "http.accept-both",
+    {HttpRuleId::PostAccept, false, 406, "http:accept", Level::Must, "http.accept-both",
      "a POST lists both application/json and text/event-stream in Accept"},
-    {HttpRuleId::GetAccept, 406, "http:accept", Level::Must, "http.accept-both",
+    {HttpRuleId::GetAccept, false, 406, "http:accept", Level::Must, "http.accept-both",
      "a GET lists text/event-stream in Accept"},
-    {HttpRuleId::ContentType, 415, "http:content-type", Level::Should, "http.post-body-json",
+    {HttpRuleId::ContentType, false, 415, "http:content-type", Level::Should, "http.post-body-json",
      "a POST body is JSON (Content-Type: application/json)"},
-    {HttpRuleId::NoSessionParam, 400, "", Level::Must, "", ""},
+    {HttpRuleId::NoSessionParam, true, 400, "", Level::Must, "", ""},
+    // The session rules start once a session exists: a probe before initialize (an early GET)
+    // is refused as real servers refuse it, and noted, not failed.
+    {HttpRuleId::BeforeSession, true, 400, "http:before-initialize", Level::Info,
+     "lifecycle.init-first", "initialize is the client's first request"},
 };
 
 std::string header_or_none(const httplib::Request& req, const char* name) {
@@ -64,6 +69,8 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
   switch (rule.id) {
     case HttpRuleId::NoSessionHeader:
       return request + " without Mcp-Session-Id";
+    case HttpRuleId::BeforeSession:
+      return request + " before initialize: " + note;
     case HttpRuleId::ProtocolVersion:
       return request + ": " + note;
     case HttpRuleId::PostAccept:

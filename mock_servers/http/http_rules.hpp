@@ -25,18 +25,23 @@ enum class HttpRuleId {
   GetAccept,        // a GET whose Accept lacks text/event-stream
   ContentType,      // a POST whose media type is not application/json
   NoSessionParam,   // legacy: a POST /message without ?sessionId (no check)
+  BeforeSession,    // a request other than initialize before any session exists
 };
 
 struct HttpRule {
   HttpRuleId id;
-  int status;              // what the mock answers
+  // Whether the mock refuses the request (with `status`) or, as a lenient server, records the
+  // check and goes on: only what it cannot process or attribute is refused.
+  bool refuses;
+  int status;              // what the mock answers when it refuses
   std::string_view check;  // the implicit check id, "" when breaking it records none
   Level level;
   std::string_view spec;      // key into fixtures/spec-references.json
   std::string_view expected;  // the check's Expected; "{max}" stands for the body cap
 };
 
-// A request refused under a rule: why (for the transcript) and the JSON-RPC error body, if any.
+// A request that broke a rule: why (for the transcript) and, when the rule refuses it, the
+// JSON-RPC error body, if any.
 struct Rejection {
   HttpRuleId rule;
   std::string note;

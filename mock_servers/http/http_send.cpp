@@ -70,8 +70,7 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
 
 SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
   SendResult result;
-  SseFraming framing = options.sse;
-  if (options_.legacy && !framing.event) framing.event = "message";  // 2024-11-05
+  const SseFraming& framing = options.sse;
   struct Planned {
     std::shared_ptr<SseStream> stream;  // null: JSON body or not sent
     std::string name;

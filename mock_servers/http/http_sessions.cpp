@@ -14,6 +14,7 @@ std::string HttpSessions::next_id(const std::string& prefix) {
 std::string HttpSessions::create() {
   auto id = next_id("mcp-session-");
   sessions_[id].id = id;
+  latest_ = id;
   return id;
 }
 
@@ -25,33 +26,52 @@ std::string HttpSessions::create_legacy(std::shared_ptr<SseStream> stream) {
   return id;
 }
 
-std::optional<Rejection> HttpSessions::check(const httplib::Request& req,
-                                             std::string& session) const {
-  if (!req.has_header("Mcp-Session-Id"))
-    return Rejection{HttpRuleId::NoSessionHeader, "no Mcp-Session-Id header",
-                     rpc_error(-32600, "Bad Request: Mcp-Session-Id header is required")};
-  const auto id = req.get_header_value("Mcp-Session-Id");
-  const auto it = sessions_.find(id);
-  if (it == sessions_.end() || it->second.deleted)
-    return Rejection{HttpRuleId::UnknownSession,
-                     "unknown or deleted session \"" + shorten(id, 80) + "\"",
-                     rpc_error(-32001, "Session not found")};
-  session = id;
-  const auto& negotiated = it->second.protocol_version;
+SessionCheck HttpSessions::check(const httplib::Request& req) const {
+  SessionCheck out;
+  if (!req.has_header("Mcp-Session-Id")) {
+    // Lenient: a request without the header belongs to the latest session, if it is live.
+    const auto latest = sessions_.find(latest_);
+    if (latest != sessions_.end() && !latest->second.deleted) out.session = latest_;
+    if (sessions_.empty()) {
+      out.broken.push_back(Rejection{HttpRuleId::BeforeSession, "no session exists yet",
+                                     rpc_error(-32000, "Bad Request: Server not initialized")});
+      return out;
+    }
+    if (out.session.empty()) {
+      out.broken.push_back(Rejection{HttpRuleId::UnknownSession,
+                                     "no Mcp-Session-Id, and the latest session was deleted",
+                                     rpc_error(-32001, "Session not found")});
+      return out;
+    } else {
+      out.broken.push_back(Rejection{HttpRuleId::NoSessionHeader, "no Mcp-Session-Id header"});
+    }
+  } else {
+    const auto id = req.get_header_value("Mcp-Session-Id");
+    const auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second.deleted) {
+      out.broken.push_back(Rejection{HttpRuleId::UnknownSession,
+                                     "unknown or deleted session \"" + shorten(id, 80) + "\"",
+                                     rpc_error(-32001, "Session not found")});
+      return out;
+    }
+    out.session = id;
+  }
+  const auto& negotiated = sessions_.at(out.session).protocol_version;
   const auto from = revision_index("2025-06-18");
   const auto index = negotiated ? revision_index(*negotiated) : std::nullopt;
   if (index && from && *index >= *from) {
-    if (!req.has_header("MCP-Protocol-Version"))
-      return Rejection{HttpRuleId::ProtocolVersion,
-                       "no MCP-Protocol-Version header (negotiated " + *negotiated + ")",
-                       rpc_error(-32600, "Bad Request: MCP-Protocol-Version header is required")};
-    const auto sent = req.get_header_value("MCP-Protocol-Version");
-    if (sent != *negotiated)
-      return Rejection{HttpRuleId::ProtocolVersion,
-                       "MCP-Protocol-Version " + shorten(sent, 80) + ", negotiated " + *negotiated,
-                       rpc_error(-32600, "Bad Request: unsupported MCP-Protocol-Version")};
+    if (!req.has_header("MCP-Protocol-Version")) {
+      out.broken.push_back(
+          Rejection{HttpRuleId::ProtocolVersion,
+                    "no MCP-Protocol-Version header (negotiated " + *negotiated + ")"});
+    } else if (const auto sent = req.get_header_value("MCP-Protocol-Version");
+               sent != *negotiated) {
+      out.broken.push_back(
+          Rejection{HttpRuleId::ProtocolVersion,
+                    "MCP-Protocol-Version " + shorten(sent, 80) + ", negotiated " + *negotiated});
+    }
   }
-  return std::nullopt;
+  return out;
 }
 
 void HttpSessions::note_initialize_result(const std::string& session,

@@ -22,6 +22,13 @@ struct HttpSession {
   std::shared_ptr<SseStream> stream;  // GET listening stream (legacy: the SSE stream)
 };
 
+// What the session rules say about a request: its session and the rules it broke (a rule
+// that refuses comes alone: there is no session to attach the request to).
+struct SessionCheck {
+  std::string session;
+  std::vector<Rejection> broken;
+};
+
 class HttpSessions {
  public:
   // A new Streamable HTTP session, "mcp-session-<n>-<pid>" (visible ASCII only, 0x21-0x7E,
@@ -34,9 +41,8 @@ class HttpSessions {
   HttpSession& at(const std::string& id) { return sessions_[id]; }
   bool contains(const std::string& id) const { return sessions_.count(id) != 0; }
 
-  // The session and protocol version checks of a Streamable HTTP request after initialize:
-  // the problem, or nullopt and `session` set to the request's session.
-  std::optional<Rejection> check(const httplib::Request& req, std::string& session) const;
+  // The session and protocol version checks of a Streamable HTTP request after initialize.
+  SessionCheck check(const httplib::Request& req) const;
 
   // Remembers the protocolVersion of an initialize result sent for `session`.
   void note_initialize_result(const std::string& session, const nlohmann::json& message);
@@ -58,6 +64,7 @@ class HttpSessions {
   std::map<std::string, HttpSession> sessions_;
   std::string legacy_session_;  // the legacy session frames go to
   std::uint64_t counter_ = 0;
+  std::string latest_;  // the Streamable HTTP session created last
 };
 
 }  // namespace mcpping

@@ -52,21 +52,25 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   const bool initialize = is_request(message) && method_of(message) == "initialize";
   std::string session;
   if (!initialize) {
-    if (auto r = check_session(req, session)) return reject(req, res, *r, session, *body);
+    const auto checked = check_session(req);
+    session = checked.session;
+    for (const auto& broken : checked.broken)
+      if (broke(req, res, broken, session, *body)) return;
   }
   const auto accept = lower(req.get_header_value("Accept"));
   if (accept.find("application/json") == std::string::npos ||
-      accept.find("text/event-stream") == std::string::npos)
-    return reject(
-        req, res,
-        Rejection{HttpRuleId::PostAccept, "Accept must list application/json and text/event-stream",
-                  rpc_error(-32600, "Not Acceptable")},
-        session, *body);
-  if (media_type(req.get_header_value("Content-Type")) != "application/json")
-    return reject(req, res,
-                  Rejection{HttpRuleId::ContentType, "Content-Type must be application/json",
-                            rpc_error(-32600, "Unsupported Media Type")},
-                  session, *body);
+      accept.find("text/event-stream") == std::string::npos) {
+    if (broke(req, res,
+              Rejection{HttpRuleId::PostAccept,
+                        "Accept does not list application/json and text/event-stream"},
+              session, *body))
+      return;
+  }
+  if (media_type(req.get_header_value("Content-Type")) != "application/json") {
+    if (broke(req, res, Rejection{HttpRuleId::ContentType, "Content-Type is not application/json"},
+              session, *body))
+      return;
+  }
 
   const auto arrived = Clock::now();
   if (fault_post(req, res, message, *body, session, arrived)) return;
@@ -114,7 +118,7 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   }
   auto stream = ex->stream;
   lock.unlock();
-  serve_stream(res, stream, [this, ex] {
+  serve_stream(req, res, stream, [this, ex] {
     const std::lock_guard guard(mutex_);
     pending_.remove(ex);
     --open_streams_;
@@ -122,11 +126,15 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
 }
 
 void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res) {
-  std::string session;
-  if (auto r = check_session(req, session)) return reject(req, res, *r, session);
-  if (lower(req.get_header_value("Accept")).find("text/event-stream") == std::string::npos)
-    return reject(req, res, Rejection{HttpRuleId::GetAccept, "Accept must list text/event-stream"},
-                  session);
+  const auto checked = check_session(req);
+  const std::string& session = checked.session;
+  for (const auto& broken : checked.broken)
+    if (broke(req, res, broken, session)) return;
+  if (lower(req.get_header_value("Accept")).find("text/event-stream") == std::string::npos) {
+    if (broke(req, res, Rejection{HttpRuleId::GetAccept, "Accept does not list text/event-stream"},
+              session))
+      return;
+  }
   {
     const std::lock_guard lock(mutex_);
     auto& s = sessions_.at(session);
@@ -144,13 +152,15 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
   }
   record_http(req, 200, session);
   push_event("get-stream-opened", {{"stream", "get"}, {"session", session}, {"connected", true}});
-  serve_stream(res, stream,
+  serve_stream(req, res, stream,
                [this, stream, session] { release_listening_stream(stream, session, "get"); });
 }
 
 void HttpChannel::handle_delete(const httplib::Request& req, httplib::Response& res) {
-  std::string session;
-  if (auto r = check_session(req, session)) return reject(req, res, *r, session);
+  const auto checked = check_session(req);
+  const std::string& session = checked.session;
+  for (const auto& broken : checked.broken)
+    if (broke(req, res, broken, session)) return;
   Json meta{{"session", session}};
   {
     const std::lock_guard lock(mutex_);

@@ -68,13 +68,23 @@ bool wait_until_running(const httplib::Server& server, std::chrono::milliseconds
 
 // The accepted socket a request came on is found by its peer port (httplib 0.11 does not
 // give handlers their socket): a "reset" fault must abort that very connection.
-void abort_connection(int server_port, int peer_port) {
+int connection_fd(int server_port, int peer_port) {
   int found = -1;
   for_each_server_socket(server_port, [&](int fd, int peer) {
     if (peer != peer_port) return true;
     found = fd;
     return false;
   });
+  return found;
+}
+
+bool peer_closed(int fd) {
+  char byte = 0;
+  return ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+void abort_connection(int server_port, int peer_port) {
+  const int found = connection_fd(server_port, peer_port);
   if (found < 0) return;
   // Abort: no response at all, and an RST when httplib closes the socket.
   const linger abort_now{1, 0};

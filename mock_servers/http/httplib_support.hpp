@@ -26,6 +26,11 @@ bool wait_until_running(const httplib::Server& server, std::chrono::milliseconds
 
 // Aborts the accepted connection whose client port is `peer_port`: no response, an RST.
 void abort_connection(int server_port, int peer_port);
+// The accepted socket of the connection from `peer_port`, -1 if none: httplib 0.11 gives
+// handlers no socket, and an idle SSE stream must notice a client that closed it.
+int connection_fd(int server_port, int peer_port);
+// True when the peer of connected socket `fd` has closed its side (end of file waits).
+bool peer_closed(int fd);
 
 // A ContentReader that reads nothing, for a handler of a request without a body.
 httplib::ContentReader empty_content_reader();

@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
   }
   const ShutdownWatcher watcher(
       *transcript, options.deadline + kWatchdogGrace,
-      "still running " + std::to_string(kWatchdogGrace.count()) + " s after the case deadline");
+      "still running " + std::to_string(kWatchdogGrace.count()) + " s after the case deadline",
+      channel);
   // The runner waits for this line: the server accepts connections from now on.
   std::printf("%s\n", Json{{"url", channel.url()}}.dump().c_str());
   std::fflush(stdout);

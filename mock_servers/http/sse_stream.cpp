@@ -1,5 +1,7 @@
 #include "http/sse_stream.hpp"
 
+#include "http/httplib_support.hpp"
+
 namespace mcpping {
 
 std::vector<std::uint64_t> SseStream::push(std::vector<std::string> chunks, bool finish) {
@@ -27,12 +29,17 @@ std::optional<Clock::time_point> SseStream::wait_written(std::uint64_t seq,
   return it->second;
 }
 
+void SseStream::watch_peer(int fd) {
+  const std::lock_guard lock(mutex_);
+  peer_fd_ = fd;
+}
+
 bool SseStream::provide(httplib::DataSink& sink) {
   std::unique_lock lock(mutex_);
   cv_.wait_for(lock, kWake, [&] { return !queue_.empty() || finish_ || stopped_; });
   if (stopped_ || broken_) return false;
   if (queue_.empty() && !finish_) {
-    if (sink.is_writable()) return true;
+    if (sink.is_writable() && (peer_fd_ < 0 || !peer_closed(peer_fd_))) return true;
     broken_ = true;  // the client went away
     cv_.notify_all();
     return false;

@@ -35,6 +35,10 @@ class SseStream {
   // there, writes what is queued, ends the stream when finished.
   bool provide(httplib::DataSink& sink);
 
+  // The connection's socket (-1: unknown). An idle provider checks it for a client that
+  // closed the stream: a write would only notice once data is due.
+  void watch_peer(int fd);
+
   // Ends the stream at the provider's next wake (server shutdown, session deleted).
   void stop();
   bool ended() const;  // finished, broken or stopped
@@ -53,6 +57,7 @@ class SseStream {
   bool broken_ = false;
   bool stopped_ = false;
   bool done_ = false;
+  int peer_fd_ = -1;
 };
 
 }  // namespace mcpping

@@ -49,12 +49,13 @@ int main(int argc, char** argv) {
   }
 
   const auto& resolved = loaded.resolved;
+  StdioChannel channel(STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO,
+                       resolved["line_cap_bytes"].get<std::size_t>());
   const ShutdownWatcher watcher(
       *transcript, case_deadline_of(resolved) + kWatchdogGrace,
       "still running " + std::to_string(kWatchdogGrace.count()) +
-          " s after the case deadline (a write blocked on a client that stopped reading?)");
-  StdioChannel channel(STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO,
-                       resolved["line_cap_bytes"].get<std::size_t>());
+          " s after the case deadline (a write blocked on a client that stopped reading?)",
+      channel);
   channel.start();
   {
     Interpreter interpreter(resolved, std::move(loaded.script), channel, *transcript);

@@ -164,11 +164,22 @@ void StdioChannel::reader_loop() {
   }
 }
 
+void StdioChannel::end_input(Incoming::Kind why) {
+  {
+    const std::lock_guard lock(mutex_);
+    input_end_ = why;
+  }
+  arrived_.notify_all();
+}
+
 Incoming StdioChannel::receive(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  arrived_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
+  arrived_.wait_until(lock, deadline, [&] { return !queue_.empty() || input_end_.has_value(); });
   if (queue_.empty()) {
-    return Incoming{ended_ ? Incoming::Kind::Eof : Incoming::Kind::Timeout, {}, 0, Clock::now()};
+    const auto kind = input_end_ ? *input_end_
+                      : ended_   ? Incoming::Kind::Eof
+                                 : Incoming::Kind::Timeout;
+    return Incoming{kind, {}, 0, Clock::now()};
   }
   auto in = std::move(queue_.front());
   queue_.pop_front();
@@ -246,8 +257,8 @@ void StdioChannel::close_output() {
   retire_fd(out_fd_);
 }
 
-std::size_t StdioChannel::write_stderr(std::string_view bytes, std::stop_token stop) {
-  return write_stderr_bounded(err_fd_, bytes, stop);
+std::size_t StdioChannel::write_stderr(std::string_view bytes, Clock::time_point deadline) {
+  return write_stderr_bounded(err_fd_, bytes, deadline);
 }
 
 }  // namespace mcpping

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "engine/channel.hpp"
@@ -30,9 +31,10 @@ class StdioChannel : public Channel {
   SendResult send_raw(const std::string& bytes, std::size_t chunk,
                       const std::string& route) override;
   Incoming receive(Clock::time_point deadline) override;
+  void end_input(Incoming::Kind why) override;
   void close_input() override;
   void close_output() override;
-  std::size_t write_stderr(std::string_view bytes, std::stop_token stop) override;
+  std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override;
 
  private:
   bool write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
@@ -51,7 +53,8 @@ class StdioChannel : public Channel {
   std::condition_variable arrived_, drained_;
   std::deque<Incoming> queue_;
   std::size_t queued_bytes_ = 0;
-  bool ended_ = false;  // Eof queued
+  bool ended_ = false;                       // Eof queued
+  std::optional<Incoming::Kind> input_end_;  // end_input(): once the queue is empty
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> input_closed_{false};

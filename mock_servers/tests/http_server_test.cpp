@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "engine/interpreter.hpp"
@@ -27,8 +28,9 @@ const Json kAcceptBoth = "application/json, text/event-stream";
 class Harness {
  public:
   explicit Harness(const Json& script, const std::string& transport = "streamable-http",
-                   Json http = Json::object(), std::map<std::string, double> timeouts = {})
-      : resolved_(make(script, transport, std::move(http), std::move(timeouts))) {
+                   const Json& http = Json::object(),
+                   const std::map<std::string, double>& timeouts = {})
+      : resolved_(make(script, transport, http, timeouts)) {
     HttpOptions options;
     options.legacy = transport == "sse";
     options.post_always_sse = resolved_["http"].value("post_responses", "auto") == "sse";
@@ -56,8 +58,8 @@ class Harness {
   HttpChannel& channel() { return *channel_; }
 
  private:
-  static Json make(const Json& script, const std::string& transport, Json http,
-                   std::map<std::string, double> timeouts) {
+  static Json make(const Json& script, const std::string& transport, const Json& http,
+                   const std::map<std::string, double>& timeouts) {
     auto r = test::make_resolved(script, timeouts, transport);
     if (!http.empty()) r["http"] = http;
     validate_resolved_script(r, "test");
@@ -102,7 +104,8 @@ class StreamReader {
                std::string body = {})
       : client_("127.0.0.1", port) {
     client_.set_read_timeout(10, 0);
-    thread_ = std::thread([this, method, path, hdrs, body] {
+    thread_ = std::thread([this, method = std::move(method), path = std::move(path),
+                           hdrs = std::move(hdrs), body = std::move(body)] {
       httplib::Request req;
       req.method = method;
       req.path = path;
@@ -192,7 +195,7 @@ std::string handshake(Harness& h, const std::string& version = "2025-11-25") {
   if (!init) return {};
   EXPECT_EQ(init->status, 200);
   EXPECT_EQ(init->get_header_value("Content-Type"), "application/json");
-  const auto session = init->get_header_value("Mcp-Session-Id");
+  auto session = init->get_header_value("Mcp-Session-Id");
   EXPECT_FALSE(session.empty());
   auto ack = c.post(kInitialized, headers(session, version));
   EXPECT_TRUE(ack);
@@ -355,22 +358,25 @@ TEST(HttpServer, AwaitGetStreamWithoutOneIsUnsupported) {
         << "the script stopped before its send";
 }
 
+// A lenient server: what it cannot process or attribute is refused with its status; a
+// missing or wrong header is recorded as the rule's check and the request goes on, so a pong
+// that lacks a header is still judged as a pong.
 TEST(HttpServer, RequestValidationStatusesAndImplicitChecks) {
   Harness h(Json::array({{{"handshake", Json::object()}}}));
   const auto session = handshake(h);
   Client c(h.port());
   auto no_session = c.post(call_request(5), headers({}, "2025-11-25"));
   ASSERT_TRUE(no_session);
-  EXPECT_EQ(no_session->status, 400);
+  EXPECT_EQ(no_session->status, 200);  // attributed to the only session
   auto unknown = c.post(call_request(6), headers("no-such-session", "2025-11-25"));
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
   auto wrong_version = c.post(call_request(7), headers(session, "2025-03-26"));
   ASSERT_TRUE(wrong_version);
-  EXPECT_EQ(wrong_version->status, 400);
+  EXPECT_EQ(wrong_version->status, 200);
   auto no_version = c.post(call_request(8), headers(session));
   ASSERT_TRUE(no_version);
-  EXPECT_EQ(no_version->status, 400);
+  EXPECT_EQ(no_version->status, 200);
   auto garbage =
       c.cli.Post("/mcp", headers(session, "2025-11-25"), "{not json", "application/json");
   ASSERT_TRUE(garbage);
@@ -381,13 +387,13 @@ TEST(HttpServer, RequestValidationStatusesAndImplicitChecks) {
   httplib::Headers json_only{{"Accept", "application/json"},
                              {"Mcp-Session-Id", session},
                              {"MCP-Protocol-Version", "2025-11-25"}};
-  auto not_acceptable = c.post(call_request(9), json_only);
-  ASSERT_TRUE(not_acceptable);
-  EXPECT_EQ(not_acceptable->status, 406);
+  auto json_accept = c.post(call_request(9), json_only);
+  ASSERT_TRUE(json_accept);
+  EXPECT_EQ(json_accept->status, 200);
   auto text =
       c.cli.Post("/mcp", headers(session, "2025-11-25"), call_request(10).dump(), "text/plain");
   ASSERT_TRUE(text);
-  EXPECT_EQ(text->status, 415);
+  EXPECT_EQ(text->status, 200);
   auto big = c.cli.Post("/mcp", headers(session, "2025-11-25"), std::string((4u << 20) + 1, ' '),
                         "application/json");
   ASSERT_TRUE(big);
@@ -406,14 +412,33 @@ TEST(HttpServer, RequestValidationStatusesAndImplicitChecks) {
   EXPECT_EQ(find_check(records, "http:content-type")["level"], "SHOULD");
   EXPECT_EQ(find_check(records, "http:body-too-large")["outcome"], "broken");
   EXPECT_EQ(find_check(records, "http:body-too-large")["level"], "INFO");
-  std::vector<int> statuses;
-  for (const auto& r : records_of(records, "http")) statuses.push_back(r["status"].get<int>());
-  for (int s : {400, 404, 406, 413, 415}) {
-    EXPECT_NE(std::find(statuses.begin(), statuses.end(), s), statuses.end()) << s;
-  }
-  // Rejected messages never reach the script: no tools/call was read by it.
+  std::set<Json> reached;
   for (const auto& r : records_of(records, "frame"))
-    EXPECT_EQ(r["text"].get<std::string>().find("tools/call"), std::string::npos) << r.dump();
+    if (r.value("dir", "") == "c2s" && r["json"].value("method", "") == "tools/call")
+      reached.insert(r["json"]["id"]);
+  // Accepted despite a broken header rule: they reached the script. Refused: they did not.
+  EXPECT_EQ(reached, (std::set<Json>{5, 7, 8, 9, 10}));
+}
+
+// Regression: a GET probe before initialize (no session exists yet) was recorded as an
+// http:session-id MUST failure; the session rules start once a session was issued.
+TEST(HttpServer, GetBeforeInitializeIsRefusedAndNotedNotFailed) {
+  Harness h(Json::array({{{"handshake", Json::object()}}}));
+  Client c(h.port());
+  auto early = c.cli.Get("/mcp", httplib::Headers{{"Accept", "text/event-stream"}});
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, 400);
+  const auto session = handshake(h);
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto records = h.records();
+  EXPECT_TRUE(find_check(records, "http:session-id").is_null());
+  const auto noted = find_check(records, "http:before-initialize");
+  EXPECT_EQ(noted["level"], "INFO");
+  EXPECT_NE(noted["actual"].get<std::string>().find("GET /mcp before initialize"),
+            std::string::npos)
+      << noted;
+  EXPECT_EQ(find_check(records, "handshake")["outcome"], "met");
 }
 
 class FailNextPost : public ::testing::TestWithParam<std::string> {};
@@ -452,18 +477,19 @@ TEST_P(FailNextPost, TheMatchingPostGetsTheFaultAndStillReachesTheScript) {
 INSTANTIATE_TEST_SUITE_P(HttpServer, FailNextPost, ::testing::Values("500", "404", "reset"));
 
 TEST(HttpServer, SseFramingOptionsGiveTheExactBytes) {
-  Harness h(Json::array({{{"handshake", Json::object()}},
-                         expect_call(),
-                         {{"send", ping_frame("a")},
-                          {"sse",
-                           {{"line_end", "\r\n"},
-                            {"prefix", ": hello\r\n\r\n"},
-                            {"id", "e1"},
-                            {"retry", 500},
-                            {"event", "message"}}}},
-                         {{"send", ping_frame("b")}, {"sse", {{"multiline", true}}}},
-                         {{"send", ping_frame("c")}, {"write", "chopped"}, {"chunk", 7}},
-                         {{"respond", "call"}, {"default", true}}}));
+  Harness h(
+      Json::array({{{"handshake", Json::object()}},
+                   expect_call(),
+                   {{"send", ping_frame("a")},
+                    {"sse",
+                     {{"line_end", "\r\n"},
+                      {"prefix", ": hello\r\n\r\n"},
+                      {"id", "e1"},
+                      {"retry", 500},
+                      {"event", "message"}}}},
+                   {{"send", ping_frame("b")}, {"sse", {{"multiline", true}, {"event", nullptr}}}},
+                   {{"send", ping_frame("c")}, {"write", "chopped"}, {"chunk", 7}},
+                   {{"respond", "call"}, {"default", true}}}));
   const auto session = handshake(h);
   StreamReader call(h.port(), "POST", "/mcp", headers(session, "2025-11-25"),
                     call_request(2).dump());
@@ -474,7 +500,7 @@ TEST(HttpServer, SseFramingOptionsGiveTheExactBytes) {
       ": hello\r\n\r\nevent: message\r\nid: e1\r\nretry: 500\r\ndata: " + a + "\r\n\r\n" +
       "data: {\ndata:   \"id\": \"b\",\ndata:   \"jsonrpc\": \"2.0\",\ndata:   \"method\": "
       "\"ping\"\ndata: }\n\n" +
-      "data: " + c + "\n\n";
+      "event: message\ndata: " + c + "\n\n";
   EXPECT_EQ(bytes.substr(0, expected_start.size()), expected_start);
   delete_session(h, session);
   EXPECT_EQ(h.finish(), "eof");
@@ -482,7 +508,7 @@ TEST(HttpServer, SseFramingOptionsGiveTheExactBytes) {
   for (const auto& r : records_of(h.records(), "frame"))
     if (r.value("dir", "") == "s2c" && r["json"].value("id", Json()) == "c")
       chopped_writes = r.value("writes", std::size_t{1});
-  const auto event_size = ("data: " + c + "\n\n").size();
+  const auto event_size = ("event: message\ndata: " + c + "\n\n").size();
   EXPECT_EQ(chopped_writes, (event_size + 6) / 7);
 }
 

@@ -104,6 +104,83 @@ TEST(Interpreter, CaseDeadlineEndsARunTheClientNeverCloses) {
   EXPECT_EQ(records_of(r.records, "end").back()["reason"], Json("deadline"));
 }
 
+// Regression: a client that never sent notifications/initialized had every later check "not
+// reached"; a lenient server records the handshake and goes on.
+TEST(Interpreter, MissingInitializedFailsTheHandshakeOnlyAndTheScriptGoesOn) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  client.initialized = FakeClient::Initialized::Never;
+  const auto r = run(fixture_script("ping/while-awaiting"), ch, client);
+  const auto handshake = find_check(r.records, "handshake");
+  EXPECT_EQ(handshake["outcome"], Json("broken"));
+  EXPECT_EQ(handshake["step"], Json(0));
+  EXPECT_NE(handshake["actual"].get<std::string>().find(
+                "no notifications/initialized by the end of the run"),
+            std::string::npos)
+      << handshake;
+  EXPECT_NE(handshake["actual"].get<std::string>().find("the client sent tools/call first"),
+            std::string::npos)
+      << handshake;
+  EXPECT_EQ(find_check(r.records, "call-received")["outcome"], Json("met"));
+  EXPECT_EQ(find_check(r.records, "pong")["outcome"], Json("met"));
+  EXPECT_TRUE(sent_call_result(ch));
+}
+
+TEST(Interpreter, InitializedAfterTheFirstRequestIsMetLate) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  client.initialized = FakeClient::Initialized::AfterTheCall;
+  const auto r = run(fixture_script("ping/while-awaiting"), ch, client);
+  const auto handshake = find_check(r.records, "handshake");
+  EXPECT_EQ(handshake["outcome"], Json("met"));
+  EXPECT_NE(handshake["actual"].get<std::string>().find("late: the server had gone on"),
+            std::string::npos)
+      << handshake;
+  EXPECT_EQ(find_check(r.records, "pong")["outcome"], Json("met"));
+}
+
+// A silent client without notifications/initialized: the server goes on after the quiet
+// window instead of waiting for it.
+TEST(Interpreter, SilentClientWithoutInitializedStillGetsPinged) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  client.initialized = FakeClient::Initialized::Never;
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("method") && f["method"] == "ping") {
+      client.answer_ping(f);
+      ch.client_close();
+    }
+  };
+  auto script = ping_script(Json::parse(R"({"jsonrpc":"2.0","id":"idle-ping","method":"ping"})"));
+  // No tools/call and nothing to answer: the ping comes while the client is idle.
+  script.erase(4);  // respond call
+  script.erase(1);  // expect tools/call
+  const auto r = run(make_resolved(script), ch, client);
+  EXPECT_EQ(find_check(r.records, "handshake")["outcome"], Json("broken"));
+  EXPECT_EQ(find_check(r.records, "pong")["outcome"], Json("met"));
+}
+
+// Regression: a client ping sent before notifications/initialized was answered {} while the
+// handshake waited, so the script's error answer never went out and the client was blamed.
+TEST(Interpreter, ClientPingBeforeInitializedReachesTheScript) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("id") && f["id"] == Json(0) && f.contains("result")) {
+      client.write(Json::parse(R"({"jsonrpc":"2.0","id":7,"method":"ping"})"));
+      client.write(Json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+    } else if (f.contains("id") && f["id"] == Json(7)) {
+      client.results.push_back(f);
+      ch.client_close();
+    }
+  };
+  const auto r = run(fixture_script("client-ping/method-not-found"), ch, client);
+  EXPECT_EQ(find_check(r.records, "handshake")["outcome"], Json("met"));
+  EXPECT_EQ(find_check(r.records, "ping-received")["outcome"], Json("met"));
+  ASSERT_EQ(client.results.size(), 1u);
+  EXPECT_EQ(client.results[0]["error"]["code"], Json(-32601)) << client.results[0];
+}
+
 TEST(Interpreter, TemplateErrorAtRunTimeStopsTheScript) {
   FakeChannel ch;
   FakeClient client(ch);

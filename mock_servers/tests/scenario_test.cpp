@@ -80,6 +80,10 @@ const BrokenCase kBrokenCases[] = {
      "/script/1/serve_defaults: serve_defaults runs until the client closes the connection: it "
      "must be the "
      "last step"},
+    {"given-unknown-label",
+     "/driver_checks/0/given: no step of the script sends under the label \"pong\""},
+    {"wait-on-answer-label",
+     "/script/5/expect_response: \"answer\" labels a respond step's answer, not a request"},
     {"driver-step-out-of-range",
      "/driver_checks/0/step: driver step 3 does not exist (there are 3)"},
     {"unknown-top-level",

@@ -6,7 +6,10 @@ namespace mcpping {
 namespace {
 
 TEST(SseFraming, PlainEventIsOneDataLineAndABlankLine) {
-  EXPECT_EQ(sse_event(R"({"id":1})", SseFraming{}), "data: {\"id\":1}\n\n");
+  EXPECT_EQ(sse_event(R"({"id":1})", SseFraming{}), "event: message\ndata: {\"id\":1}\n\n");
+  SseFraming unnamed;
+  unnamed.event.reset();
+  EXPECT_EQ(sse_event(R"({"id":1})", unnamed), "data: {\"id\":1}\n\n");
 }
 
 TEST(SseFraming, FieldsComeInOrderWithTheChosenLineEnd) {
@@ -25,11 +28,12 @@ TEST(SseFraming, MultilineSpreadsPrettyJsonOverDataLines) {
   SseFraming f;
   f.multiline = true;
   EXPECT_EQ(sse_event(R"({"a":1,"b":2})", f),
-            "data: {\ndata:   \"a\": 1,\ndata:   \"b\": 2\ndata: }\n\n");
+            "event: message\ndata: {\ndata:   \"a\": 1,\ndata:   \"b\": 2\ndata: }\n\n");
 }
 
 TEST(SseFraming, EmptyDataIsAPrimingEvent) {
   SseFraming f;
+  f.event.reset();
   f.id = "p0";
   EXPECT_EQ(sse_event("", f), "id: p0\ndata: \n\n");
 }

@@ -231,7 +231,36 @@ TEST_F(StdioServerTest, SigtermEndsTheRunWithExitZero) {
   const auto records = transcript();
   ASSERT_FALSE(records.empty());
   EXPECT_EQ(records.back()["kind"], Json("end"));
-  EXPECT_EQ(records.back()["reason"], Json("SIGTERM"));
+  // The runner sends SIGTERM once the driver has exited: the client is gone, as at end of
+  // input, and the pong the script waited for never came.
+  EXPECT_EQ(records.back()["reason"], Json("eof"));
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("broken"));
+}
+
+TEST_F(StdioServerTest, SigintInterruptsTheRunWithoutBlame) {
+  ServerProcess server(args_for(pinging_script()));
+  handshake(server);
+  ASSERT_TRUE(server.read_message());  // the ping: the script is running
+  ::kill(server.pid(), SIGINT);
+  EXPECT_EQ(server.wait_exit(), 0);
+  const auto records = transcript();
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records.back()["reason"], Json("interrupted"));
+  EXPECT_TRUE(test::find_check(records, "pong").is_null()) << "not reached, not broken";
+}
+
+// Regression: SIGTERM ended the server at once, so a pong that had arrived but was not yet
+// judged was lost ("not reached: received SIGTERM" next to a transcript showing it).
+TEST_F(StdioServerTest, SigtermStillJudgesWhatTheClientAlreadySent) {
+  ServerProcess server(args_for(pinging_script()));
+  handshake(server);
+  ASSERT_TRUE(server.read_message());  // the ping
+  ASSERT_EQ(server.send(Json::parse(R"({"jsonrpc":"2.0","id":"srv-1","result":{}})")), 0);
+  ::kill(server.pid(), SIGTERM);
+  EXPECT_EQ(server.wait_exit(), 0);
+  const auto records = transcript();
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
+  EXPECT_EQ(records.back()["kind"], Json("end"));
 }
 
 TEST_F(StdioServerTest, BadScriptOrCommandLineExitsTwo) {
@@ -275,9 +304,10 @@ TEST_F(StdioServerTest, ChoppedFrameArrivesWhole) {
   EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
 }
 
-TEST_F(StdioServerTest, UndrainedStderrFloodDoesNotDeadlock) {
+TEST_F(StdioServerTest, UndrainedStderrFloodBlocksTheServerUpToItsBound) {
   // This client never reads the server's stderr: 1 MiB cannot fit in the pipe.
-  ServerProcess server(args_for(pinging_script(Json::array({Json{{"stderr_bytes", 1 << 20}}}))));
+  ServerProcess server(args_for(pinging_script(Json::array(
+      {Json{{"stderr_bytes", 1 << 20}, {"check", test::check_def("stderr-drained")}}}))));
   handshake(server);
   const auto ping = server.read_message();
   ASSERT_TRUE(ping);
@@ -286,6 +316,7 @@ TEST_F(StdioServerTest, UndrainedStderrFloodDoesNotDeadlock) {
   EXPECT_EQ(server.wait_exit(), 0);
   const auto records = transcript();
   EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
+  EXPECT_EQ(test::find_check(records, "stderr-drained")["outcome"], Json("broken"));
   const auto written = test::records_of(records, "stderr");
   ASSERT_EQ(written.size(), 1u);
   EXPECT_LT(written[0]["bytes"].get<std::size_t>(), std::size_t{1} << 20);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,7 @@ inline Json check_def(const std::string& id, const std::string& level = "MUST") 
 class FakeChannel : public Channel {
  public:
   std::function<void(const Json& frame)> on_frame;
-  // When set, write_stderr blocks until stopped: a client that never drains stderr.
+  // When set, write_stderr blocks until its deadline: a client that never drains stderr.
   bool stderr_blocks = false;
 
   explicit FakeChannel(std::size_t cap = 4096) : splitter_(cap) {}
@@ -109,23 +110,29 @@ class FakeChannel : public Channel {
   }
   Incoming receive(Clock::time_point deadline) override {
     std::unique_lock lock(mutex_);
-    cv_.wait_until(lock, deadline, [&] { return !queue_.empty(); });
-    if (queue_.empty()) return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
+    cv_.wait_until(lock, deadline, [&] { return !queue_.empty() || input_end_.has_value(); });
+    if (queue_.empty()) {
+      return Incoming{input_end_ ? *input_end_ : Incoming::Kind::Timeout, {}, 0, Clock::now()};
+    }
     auto in = queue_.front();
     if (in.kind != Incoming::Kind::Eof) queue_.pop_front();
     return in;
   }
+  void end_input(Incoming::Kind why) override {
+    {
+      const std::lock_guard lock(mutex_);
+      input_end_ = why;
+    }
+    cv_.notify_all();
+  }
   void close_input() override { input_closed = true; }
   void close_output() override { output_closed = true; }
-  std::size_t write_stderr(std::string_view bytes, std::stop_token stop) override {
+  std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override {
     if (!stderr_blocks) {
       stderr_text.append(bytes);
       return bytes.size();
     }
-    std::mutex m;
-    std::condition_variable_any cv;
-    std::unique_lock lock(m);
-    cv.wait(lock, stop, [] { return false; });
+    std::this_thread::sleep_until(deadline);  // stands for a write blocked on a full pipe
     return 0;
   }
 
@@ -145,6 +152,7 @@ class FakeChannel : public Channel {
   LineSplitter splitter_;
   std::size_t max_buffered_ = 0;
   bool closed_ = false;
+  std::optional<Incoming::Kind> input_end_;
 };
 
 inline std::vector<Json> records_of(const std::vector<Json>& records, const std::string& kind) {
@@ -184,6 +192,8 @@ struct FakeClient {
   bool next_request_first = false;  // Pong::Late: a tools/list arrives just before the pong
   std::string skip_id;              // never answer the ping with this id
   bool close_on_result = true;
+  enum class Initialized { First, AfterTheCall, Never };
+  Initialized initialized = Initialized::First;
   std::size_t written = 0;
   std::vector<Json> results;
 
@@ -213,9 +223,12 @@ struct FakeClient {
     }
     if (!f.contains("id") || f.contains("method")) return;
     if (f["id"] == Json(0) && f.contains("result")) {
-      write(Json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+      const auto notification =
+          Json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+      if (initialized == Initialized::First) write(notification);
       write(Json::parse(
           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"nonce-1"}}})"));
+      if (initialized == Initialized::AfterTheCall) write(notification);
     } else if (f["id"] == Json(1) || f["id"] == Json(2)) {
       results.push_back(f);
       if (close_on_result) ch.client_close();

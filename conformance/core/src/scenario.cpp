@@ -72,6 +72,27 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
   }
 }
 
+// A driver check's "given": one label or a list of labels that steps of the script send under.
+std::vector<std::string> given_labels(const Checker& c, const Json& given, const Json& script,
+                                      const std::string& p) {
+  std::vector<std::string> labels;
+  if (given.is_string()) {
+    labels.push_back(c.nonempty_string(given, p));
+  } else {
+    const auto& list = c.array(given, p);
+    if (list.empty()) c.fail(p, "must name at least one label");
+    for (std::size_t i = 0; i < list.size(); ++i)
+      labels.push_back(c.nonempty_string(list[i], p + "/" + std::to_string(i)));
+  }
+  for (const auto& label : labels) {
+    const bool defined = std::any_of(script.begin(), script.end(), [&](const Json& step) {
+      return step.is_object() && step.value("label", Json()) == Json(label);
+    });
+    if (!defined) c.fail(p, "no step of the script sends under the label \"" + label + "\"");
+  }
+  return labels;
+}
+
 void check_http_options(const Checker& c, const Json& http) {
   c.object(http, "/http");
   c.only_keys(http, {"post_responses"}, "/http");
@@ -199,7 +220,7 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
     for (std::size_t i = 0; i < checks.size(); ++i) {
       const auto p = "/driver_checks/" + std::to_string(i);
       const auto& dc = c.object(checks[i], p);
-      c.only_keys(dc, {"id", "level", "spec", "step", "expect"}, p);
+      c.only_keys(dc, {"id", "level", "spec", "step", "expect", "given"}, p);
       DriverCheck check;
       check.check = parse_check(c,
                                 Json{{"id", c.member(dc, "id", p)},
@@ -216,6 +237,7 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
       if (auto problem = check_pattern(check.expect)) {
         c.fail(p + "/expect" + problem->pointer, problem->reason);
       }
+      if (dc.contains("given")) check.given = given_labels(c, dc["given"], s.script, p + "/given");
       add_check(c, all, check.check, p + "/id");
       s.driver_checks.push_back(std::move(check));
     }

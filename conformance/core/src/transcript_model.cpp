@@ -199,10 +199,6 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
         break;
       case RecordKind::Event:
         result.last_event = text_of(record, "what");
-        if (record.value("stopped", false) && record.contains("step") &&
-            record["step"].is_number_unsigned()) {
-          result.stop = ScriptStop{record["step"].get<std::size_t>(), text_of(record, "why")};
-        }
         break;
       case RecordKind::Fatal:
         result.fatal = text_of(record, "what");
@@ -212,6 +208,12 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
         break;
       case RecordKind::End:
         result.ended = true;
+        result.end_reason = text_of(record, "reason");
+        break;
+      case RecordKind::Frame:
+        if (record.value("dir", "") == "s2c" && record.contains("label") &&
+            record["label"].is_string())
+          result.sent_labels.insert(record["label"].get<std::string>());
         break;
       default:
         break;

@@ -23,5 +23,6 @@ class Connection {
 std::unique_ptr<Connection> connect_stdio(const std::vector<std::string>& argv);
 std::unique_ptr<Connection> connect_streamable_http(const std::string& url,
                                                     const std::string& revision);
+std::unique_ptr<Connection> connect_legacy_sse(const std::string& url);
 
 }  // namespace broken

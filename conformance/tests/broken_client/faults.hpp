@@ -1,6 +1,7 @@
 // The defects mcp-broken-client can be told to have, one --fault each.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -11,18 +12,36 @@ namespace broken {
 using nlohmann::json;
 
 inline const std::set<std::string> kFaults = {
-    "no-pong",                  // never answers pings
-    "method-not-found",         // answers every server request, ping included, with -32601
-    "collision-as-result",      // matches frames to the pending call by id alone (stdio)
-    "id-to-string",             // pongs with the id turned into a string
-    "pong-malformed-ids",       // pongs whatever the id is (null, objects, ...)
-    "sigpipe",                  // leaves SIGPIPE at its default: a failed pong write kills it
-    "single-threaded",          // reads only while awaiting a response: idle pings wait (stdio)
-    "ignore-unknown",           // stays silent on server requests it does not implement
-    "reply-to-notification",    // answers a ping that has no id
-    "no-session-on-pong",       // posts its pong without Mcp-Session-Id (HTTP)
-    "pong-failure-fails-call",  // a pong POST that fails fails the awaited call (HTTP)
-    "no-get-stream",            // never opens the GET listening stream (HTTP)
+    "no-pong",                    // never answers pings
+    "method-not-found",           // answers every server request, ping included, with -32601
+    "collision-as-result",        // matches frames to the pending call by id alone (stdio)
+    "id-to-string",               // pongs with the id turned into a string
+    "pong-malformed-ids",         // pongs whatever the id is (null, objects, ...)
+    "sigpipe",                    // leaves SIGPIPE at its default: a failed pong write kills it
+    "single-threaded",            // reads only while awaiting a response: idle pings wait (stdio)
+    "ignore-unknown",             // stays silent on server requests it does not implement
+    "reply-to-notification",      // answers a ping that has no id
+    "no-session-on-pong",         // posts its pong without Mcp-Session-Id (HTTP)
+    "pong-failure-fails-call",    // a pong POST that fails fails the awaited call (HTTP)
+    "no-get-stream",              // never opens the GET listening stream (HTTP)
+    "no-initialized",             // never sends notifications/initialized
+    "needs-event-message",        // drops SSE events without an explicit `event: message` (HTTP)
+    "early-get",                  // probes the GET stream before initialize (HTTP)
+    "no-stderr-drain",            // pipes the server's stderr and never reads it (stdio)
+    "no-initialize",              // connect fails without sending initialize
+    "refuses-requests",           // after connect, every request fails without being sent
+    "stray-frame-fails-call",     // any server message fails the request in flight
+    "idle-request-kills-reader",  // a server request while nothing is awaited ends the reader
+    "strict-initialize",          // a server request before the initialize result fails connect
+    "ping-rejects-empty-result",  // its own ping fails on the empty result {}
+    "ping-ignores-errors",        // its own ping reports success on an error answer
+    "ping-error-closes",          // an error answer to its own ping closes the connection
+    "pong-404-ends-session",      // a 404 to a pong POST ends the session for good (HTTP)
+    "pong-text-content-type",     // posts its pong as Content-Type: text/plain (HTTP)
+    "pong-without-headers",       // posts its pong without Accept and MCP-Protocol-Version (HTTP)
+    "sse-only-responses",         // takes responses only from SSE streams, not JSON bodies (HTTP)
+    "pong-to-stream-url",  // posts replies to the SSE stream's URL, not the endpoint (legacy)
+    "crash-on-close",      // aborts when told to close
 };
 
 inline std::set<std::string>& active_faults() {
@@ -30,6 +49,26 @@ inline std::set<std::string>& active_faults() {
   return faults;
 }
 inline bool has(const char* fault) { return active_faults().count(fault) > 0; }
+
+// What a server message does to the request in flight (`pending`: its method, "" for none)
+// under the active faults: the failure that request gets, or nothing.
+inline std::optional<std::string> breaks_pending(const json& frame, const std::string& pending) {
+  if (pending.empty() || !frame.contains("method")) return std::nullopt;
+  const std::string method = frame["method"].is_string() ? frame["method"].get<std::string>() : "?";
+  if (pending == "initialize") {
+    if (has("strict-initialize") && frame.contains("id"))
+      return "protocol error: " + method + " before the initialize result";
+    return std::nullopt;
+  }
+  if (has("stray-frame-fails-call")) return "unexpected " + method + " while awaiting " + pending;
+  return std::nullopt;
+}
+
+// idle-request-kills-reader: a server request while nothing is awaited ends the reader.
+inline bool kills_idle_reader(const json& frame, const std::string& pending) {
+  return pending.empty() && has("idle-request-kills-reader") && frame.contains("method") &&
+         frame.contains("id");
+}
 
 // The reply to a server request or notification, per the active faults; null for none.
 inline json reply_to(const json& frame) {

@@ -29,6 +29,23 @@ void print_step(std::size_t step, const std::string& op, bool ok, const json& pa
   std::cout << line.dump() << std::endl;
 }
 
+// The driver's ping op, with the faults of a client's own ping.
+json own_ping(std::unique_ptr<broken::Connection>& connection) {
+  try {
+    json result = connection->request("ping", json::object());
+    if (broken::has("ping-rejects-empty-result") && result.empty())
+      throw std::runtime_error("invalid ping result: {}");
+    return result;
+  } catch (const std::exception&) {
+    if (broken::has("ping-ignores-errors")) return json::object();
+    if (broken::has("ping-error-closes")) {
+      connection->close();
+      connection.reset();
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,7 +71,7 @@ int main(int argc, char** argv) {
   const json context = json::parse(context_text, nullptr, false);
   if (context.is_discarded() || !context.contains("steps")) die("bad MCP_CONFORMANCE_CONTEXT");
   const std::string kind = transport;
-  if (kind != "stdio" && kind != "streamable-http") return 127;
+  if (kind != "stdio" && kind != "streamable-http" && kind != "sse") return 127;
   const std::set<std::string> ops = {"connect", "call_tool", "list_tools", "ping", "idle", "close"};
   for (const auto& step : context["steps"]) {
     if (!ops.count(step.value("op", ""))) return 127;
@@ -67,28 +84,40 @@ int main(int argc, char** argv) {
     try {
       json result = json::object();
       if (op == "connect") {
-        connection = kind == "stdio"
-                         ? broken::connect_stdio(
-                               context["server"]["command"].get<std::vector<std::string>>())
-                         : broken::connect_streamable_http(url.value_or(""), revision);
+        if (kind == "stdio") {
+          connection =
+              broken::connect_stdio(context["server"]["command"].get<std::vector<std::string>>());
+        } else if (kind == "sse") {
+          connection = broken::connect_legacy_sse(url.value_or(""));
+        } else {
+          connection = broken::connect_streamable_http(url.value_or(""), revision);
+        }
+        if (broken::has("no-initialize")) {
+          // Waits for the server to speak first, up to its own connect timeout.
+          std::this_thread::sleep_for(std::chrono::seconds(6));
+          throw std::runtime_error("connect timed out: the server never spoke first");
+        }
         result = connection->request(
             "initialize", {{"protocolVersion", revision},
                            {"capabilities", json::object()},
                            {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}});
-        connection->notify("notifications/initialized");
+        if (!broken::has("no-initialized")) connection->notify("notifications/initialized");
       } else if (op == "idle") {
         std::this_thread::sleep_for(std::chrono::milliseconds(step.value("ms", 0)));
       } else if (op == "close") {
+        if (broken::has("crash-on-close")) std::abort();
         if (connection) connection->close();
       } else if (!connection) {
         throw std::runtime_error("not connected");
+      } else if (broken::has("refuses-requests")) {
+        throw std::runtime_error(op + " refused locally: nothing was sent");
       } else if (op == "call_tool") {
         result = connection->request("tools/call",
                                      {{"name", step["name"]}, {"arguments", step["arguments"]}});
       } else if (op == "list_tools") {
         result = connection->request("tools/list", json::object());
       } else if (op == "ping") {
-        result = connection->request("ping", json::object());
+        result = own_ping(connection);
       }
       print_step(index, op, true, result);
     } catch (const std::exception& e) {

@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -15,25 +13,23 @@
 
 #include "connection.hpp"
 #include "faults.hpp"
+#include "pending_request.hpp"
 
 namespace broken {
 namespace {
 
-bool same_id(const json& a, const json& b) {
-  if (a.is_string() || b.is_string()) return a.is_string() && b.is_string() && a == b;
-  return a.is_number_integer() && b.is_number_integer() && a == b;
-}
-
 class StdioConnection : public Connection {
  public:
   explicit StdioConnection(const std::vector<std::string>& argv) {
-    int in[2], out[2];
+    int in[2], out[2], err[2] = {-1, -1};
     if (::pipe(in) != 0 || ::pipe(out) != 0) throw std::runtime_error("pipe failed");
+    if (has("no-stderr-drain") && ::pipe(err) != 0) throw std::runtime_error("pipe failed");
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
       ::dup2(in[0], 0);
       ::dup2(out[1], 1);
+      if (err[1] >= 0) ::dup2(err[1], 2);
       ::close(in[0]);
       ::close(in[1]);
       ::close(out[0]);
@@ -46,6 +42,8 @@ class StdioConnection : public Connection {
     }
     ::close(in[0]);
     ::close(out[1]);
+    if (err[1] >= 0) ::close(err[1]);
+    undrained_stderr_ = err[0];  // kept open, never read: the server's writes fill the pipe
     to_server_ = in[1];
     from_server_ = out[0];
     if (!has("single-threaded")) reader_ = std::thread([this] { read_loop(); });
@@ -55,28 +53,17 @@ class StdioConnection : public Connection {
 
   json request(const std::string& method, const json& params) override {
     const int id = next_id_++;
-    {
-      const std::lock_guard lock(mutex_);
-      pending_id_ = id;
-      response_.reset();
-    }
+    pending_.begin(id, method);
     write({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
     if (has("single-threaded")) {
       // Reads only now, answering whatever server requests queued up meanwhile.
       while (true) {
         const auto line = read_line();
-        if (!line) throw std::runtime_error("connection closed");
-        handle(*line);
-        const std::lock_guard lock(mutex_);
-        if (response_) return take_response();
+        if (!line || !handle(*line)) throw std::runtime_error("connection closed");
+        if (auto result = pending_.poll()) return *result;
       }
     }
-    std::unique_lock lock(mutex_);
-    if (!ready_.wait_for(lock, std::chrono::seconds(5), [&] { return response_ || closed_; })) {
-      throw std::runtime_error("request timed out");
-    }
-    if (!response_) throw std::runtime_error("connection closed");
-    return take_response();
+    return pending_.wait();
   }
 
   void notify(const std::string& method) override {
@@ -93,17 +80,10 @@ class StdioConnection : public Connection {
     }
     if (reader_.joinable()) reader_.join();
     if (from_server_ >= 0) ::close(std::exchange(from_server_, -1));
+    if (undrained_stderr_ >= 0) ::close(std::exchange(undrained_stderr_, -1));
   }
 
  private:
-  json take_response() {
-    json frame = *response_;
-    response_.reset();
-    pending_id_.reset();
-    if (frame.contains("error")) throw std::runtime_error(frame["error"].dump());
-    return frame.value("result", json::object());
-  }
-
   void write(const json& frame) {
     const std::string line = frame.dump() + "\n";
     const std::lock_guard lock(write_mutex_);
@@ -128,43 +108,33 @@ class StdioConnection : public Connection {
   }
 
   void read_loop() {
-    while (const auto line = read_line()) handle(*line);
-    const std::lock_guard lock(mutex_);
-    closed_ = true;
-    ready_.notify_all();
+    while (const auto line = read_line()) {
+      if (!handle(*line)) break;
+    }
+    pending_.end();
   }
 
-  void handle(const std::string& line) {
+  // Takes one line from the server; false when the reader stops here.
+  bool handle(const std::string& line) {
     const json frame = json::parse(line, nullptr, false);
-    if (frame.is_discarded() || !frame.is_object()) return;
-    {
-      const std::lock_guard lock(mutex_);
-      const bool by_id_alone = has("collision-as-result") && frame.contains("id") && pending_id_ &&
-                               frame["id"] == json(*pending_id_);
-      const bool response = !frame.contains("method") && frame.contains("id") && pending_id_ &&
-                            same_id(frame["id"], json(*pending_id_));
-      if (by_id_alone || response) {
-        response_ = frame;
-        ready_.notify_all();
-        return;
-      }
+    if (frame.is_discarded() || !frame.is_object()) return true;
+    const auto next = pending_.offer(frame);
+    if (next == PendingRequest::Next::StopReading) return false;
+    if (next == PendingRequest::Next::Answer) {
+      if (const json reply = reply_to(frame); !reply.is_null()) write(reply);
     }
-    if (!frame.contains("method")) return;
-    if (const json reply = reply_to(frame); !reply.is_null()) write(reply);
+    return true;
   }
 
   pid_t pid_ = -1;
   int to_server_ = -1;
   int from_server_ = -1;
+  int undrained_stderr_ = -1;  // no-stderr-drain: the server's stderr, never read
   int next_id_ = 1;
   std::string buffer_;
   std::thread reader_;
   std::mutex write_mutex_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::optional<int> pending_id_;
-  std::optional<json> response_;
-  bool closed_ = false;
+  PendingRequest pending_;
 };
 
 }  // namespace

@@ -1,11 +1,25 @@
 // The server process itself: pause, stderr, stderr_bytes, close_stdin, close_stdout,
 // serve_defaults.
+#include <algorithm>
+
+#include "core/text.hpp"
 #include "engine/run.hpp"
 #include "engine/steps/step_kinds.hpp"
 
 namespace mcpping::steps {
 
 namespace {
+
+// `bytes` of filler lines, ending with a newline.
+std::string stderr_filler(std::size_t bytes) {
+  static const std::string line =
+      "mcp-ping-conformance stderr filler: the client must keep draining stderr.......\n";
+  std::string out;
+  out.reserve(bytes);
+  while (out.size() < bytes) out.append(line, 0, std::min(line.size(), bytes - out.size()));
+  if (!out.empty()) out.back() = '\n';
+  return out;
+}
 
 struct Pause final : Step {
   std::string timeout;
@@ -15,12 +29,42 @@ struct Pause final : Step {
   }
 };
 
+// Logs as a real server does: on the script's own thread, so a client that does not drain
+// the pipe stalls the server (for `within` at most, then the rest is dropped).
 struct WriteStderr final : Step {
   std::string text;  // the step's text; empty with `filler`
   std::size_t filler = 0;
+  std::string within;
+  std::optional<CheckDef> check;
 
   StepResult run(Run& run) const override {
-    run.stderr_writer.enqueue(filler ? stderr_filler(filler) : text);
+    const auto bytes = filler ? stderr_filler(filler) : text;
+    const auto within_ms = run.timeout(within);
+    const auto t0 = Clock::now();
+    const auto written =
+        run.channel.write_stderr(bytes, std::min(t0 + from_ms(within_ms), run.case_deadline));
+    const auto took = elapsed_ms(t0, Clock::now());
+    run.transcript.stderr_written(written, bytes.size());
+    const auto all = std::to_string(bytes.size()) + " bytes";
+    if (written < bytes.size()) {
+      run.transcript.event("the server was blocked on its stderr for " + format_ms(took) +
+                           " ms: " + std::to_string(written) + " of " + all +
+                           " written; the rest is dropped");
+    }
+    if (check) {
+      const auto expected = "the client drains the server's stderr: " + all + " written within " +
+                            format_ms(within_ms) + " ms";
+      if (written == bytes.size()) {
+        run.record(*check, Outcome::Met, expected, all + " written in " + format_ms(took) + " ms");
+      } else {
+        run.record(*check, Outcome::Broken, expected,
+                   "the server was blocked on a full stderr pipe for " + format_ms(took) +
+                       " ms, longer than the pong cap allows: " + std::to_string(written) + " of " +
+                       all +
+                       " written. A server that logs synchronously stalls, its "
+                       "pongs included, while the client does not read its stderr");
+      }
+    }
     return StepResult::Ok;
   }
 };
@@ -29,6 +73,7 @@ struct CloseStdin final : Step {
   StepResult run(Run& run) const override {
     run.channel.close_input();
     run.transcript.event("closed the server's input: the client's writes now fail");
+    run.settle_owed_initialized();  // nothing more can arrive
     return StepResult::Ok;
   }
 };
@@ -58,12 +103,16 @@ std::unique_ptr<Step> parse_pause(StepParser& p) {
 std::unique_ptr<Step> parse_stderr(StepParser& p) {
   auto s = std::make_unique<WriteStderr>();
   s->text = p.string_arg();
+  s->within = p.timeout("within", "pong_cap_ms");
+  s->check = p.optional_check("check");
   return s;
 }
 
 std::unique_ptr<Step> parse_stderr_bytes(StepParser& p) {
   auto s = std::make_unique<WriteStderr>();
   s->filler = p.reader().count(p.arg(), p.arg_pointer(), 1);
+  s->within = p.timeout("within", "pong_cap_ms");
+  s->check = p.optional_check("check");
   return s;
 }
 

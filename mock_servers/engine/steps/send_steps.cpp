@@ -69,6 +69,7 @@ struct Respond final : Step {
   Answer answer = Answer::Default;
   Json body;  // the result or error template
   std::string on;
+  std::optional<std::string> label;  // names the answer for driver checks' "given"
 
   StepResult run(Run& run) const override {
     const auto& request = run.captures.at(name);
@@ -98,7 +99,10 @@ struct Respond final : Step {
     const auto route = run.route_of(on);
     if (!route) return StepResult::Failed;
     run.responded.insert(name);
-    if (!run.send_one(frame, *route)) return run.fail("write failed");
+    SendOptions options;
+    options.route = *route;
+    if (!run.send_messages({frame}, options, label ? &*label : nullptr))
+      return run.fail("write failed");
     return StepResult::Ok;
   }
 };
@@ -165,6 +169,7 @@ std::unique_ptr<Step> parse_respond(StepParser& p) {
     s->body = p.template_value(p.step()["error"], p.pointer("error"), false);
   }
   s->on = p.route();
+  s->label = p.define_label("label", true);
   return s;
 }
 

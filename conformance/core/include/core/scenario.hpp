@@ -33,6 +33,9 @@ struct DriverCheck {
   CheckDef check;
   std::size_t step = 0;  // index into driver_steps
   Json expect;           // a pattern (docs/scenario-format.md)
+  // Labels of script sends the check is about: judged only once the server sent each of them
+  // (no blame and no credit without cause), else not reached.
+  std::vector<std::string> given;
 };
 
 // The timeout table: name -> milliseconds.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,23 +48,18 @@ std::string render_text_line(const Json& record);
 // Payload text longer than this is shortened in transcript.txt (never in the .jsonl).
 inline constexpr std::size_t kTextPayloadLimit = 300;
 
-// Where the script stopped before its end, as the mock server recorded it.
-struct ScriptStop {
-  std::size_t step = 0;
-  std::string why;
-};
-
 struct TranscriptRecords {
   bool present = false;              // the file exists: the client started the mock server
   bool ended = false;                // an `end` record: the mock server finished on its own terms
+  std::string end_reason;            // its reason: "eof", "deadline", "output closed", ...
   std::optional<std::string> fatal;  // the mock server's own failure (an ERROR, not the client's)
   std::optional<std::string> unsupported;  // the case needs what the client MAY lack
   // A record the reader does not understand (another version, an unknown kind, a malformed
   // check): the case is an ERROR of the suite, never the client's failure.
   std::optional<std::string> problem;
-  std::optional<ScriptStop> stop;         // the script stopped early
   std::optional<std::string> last_event;  // the `what` of the last `event` record
   std::vector<CheckRecord> checks;        // in order
+  std::set<std::string> sent_labels;      // the labels of the frames the server sent
   std::vector<Json> records;              // every record
 };
 
