@@ -2,7 +2,9 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,16 @@ class Connection {
   virtual void notify(const std::string& method) = 0;
   virtual void close() = 0;
 };
+
+// "http://host:port/path" split into origin and path; throws on anything else. (Not
+// std::regex: GCC 12 warns inside <regex> in sanitizer builds, and warnings are errors.)
+inline std::pair<std::string, std::string> split_url(const std::string& url) {
+  const std::string scheme = "http://";
+  const auto slash = url.find('/', scheme.size());
+  if (url.rfind(scheme, 0) != 0 || slash == std::string::npos || slash == scheme.size())
+    throw std::runtime_error("bad URL " + url);
+  return {url.substr(0, slash), url.substr(slash)};
+}
 
 std::unique_ptr<Connection> connect_stdio(const std::vector<std::string>& argv);
 std::unique_ptr<Connection> connect_streamable_http(const std::string& url,

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "connection.hpp"
@@ -23,11 +23,7 @@ namespace {
 class HttpConnection : public Connection {
  public:
   HttpConnection(const std::string& url, std::string revision) : revision_(std::move(revision)) {
-    static const std::regex kUrl(R"(^(http://[^/]+)(/.*)$)");
-    std::smatch parts;
-    if (!std::regex_match(url, parts, kUrl)) throw std::runtime_error("bad URL " + url);
-    origin_ = parts[1];
-    path_ = parts[2];
+    std::tie(origin_, path_) = split_url(url);
   }
 
   ~HttpConnection() override { close(); }

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <regex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "connection.hpp"
 #include "faults.hpp"
@@ -22,11 +22,7 @@ constexpr auto kWait = std::chrono::seconds(5);
 class LegacyConnection : public Connection {
  public:
   explicit LegacyConnection(const std::string& url) {
-    static const std::regex kUrl(R"(^(http://[^/]+)(/.*)$)");
-    std::smatch parts;
-    if (!std::regex_match(url, parts, kUrl)) throw std::runtime_error("bad URL " + url);
-    origin_ = parts[1];
-    stream_path_ = parts[2];
+    std::tie(origin_, stream_path_) = split_url(url);
     listener_ = std::make_unique<httplib::Client>(origin_);
     listener_->set_read_timeout(60, 0);
     reader_ = std::thread([this] { read_stream(stream_path_); });
