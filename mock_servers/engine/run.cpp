@@ -78,8 +78,7 @@ bool Run::take_owed_initialized(const ClientMessage& message) {
       method_of(message.json) != "notifications/initialized")
     return false;
   const auto& owed = *owed_initialized;
-  record_for_step(owed.step, handshake_check(), Outcome::Met,
-                  "initialize request, then notifications/initialized",
+  record_for_step(owed.step, handshake_check(), Outcome::Met, kHandshakeExpected,
                   owed.init_text + "; notifications/initialized " +
                       format_ms(std::max(0.0, elapsed_ms(owed.since, message.at))) +
                       " ms after the response, late: the server had gone on (" + owed.moved_on +
@@ -91,8 +90,7 @@ bool Run::take_owed_initialized(const ClientMessage& message) {
 void Run::settle_owed_initialized() {
   if (!owed_initialized) return;
   const auto& owed = *owed_initialized;
-  record_for_step(owed.step, handshake_check(), Outcome::Broken,
-                  "initialize request, then notifications/initialized",
+  record_for_step(owed.step, handshake_check(), Outcome::Broken, kHandshakeExpected,
                   owed.init_text + "; no notifications/initialized by the end of the run (" +
                       format_ms(elapsed_ms(owed.since, Clock::now())) +
                       " ms after the response); the server went on without it (" + owed.moved_on +

@@ -22,7 +22,7 @@ struct Handshake final : Step {
   StepResult run(Run& run) const override {
     const auto check = handshake_check();
     const auto within = run.timeout("expect_ms");
-    const auto expected = "initialize request, then notifications/initialized";
+    const auto* expected = kHandshakeExpected;
     const auto t0 = Clock::now();
     Pump why = Pump::Deadline;
     auto init = run.client.await_message(Json{{"method", "initialize"}, {"id", {{"$any", true}}}},
