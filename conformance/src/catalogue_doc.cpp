@@ -2,6 +2,7 @@
 
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "reports/markdown.hpp"
 
@@ -9,18 +10,33 @@ namespace mcpping {
 
 namespace {
 
-std::string spec_links(const std::vector<std::string>& keys, const SpecReferences& refs) {
-  std::string out;
+std::string spec_link(const std::string& key, const SpecReferences& refs) {
+  const auto it = refs.find(key);
+  if (it == refs.end()) return "`" + key + "`";
+  return "[\u201c" + markdown_cell(it->second.text) + "\u201d](" + it->second.url + ") (" +
+         markdown_cell(it->second.revision) + ")";
+}
+
+// The sentences that bind the client (docs/verdicts.md, "Whom a sentence binds"), then the
+// others a check cites for context: what the server must do, what a term means.
+std::pair<std::string, std::string> spec_cells(const std::vector<std::string>& keys,
+                                               const SpecReferences& refs) {
+  std::string binding, context;
   for (const auto& key : keys) {
     const auto it = refs.find(key);
-    if (!out.empty()) out += "<br>";
-    if (it == refs.end()) {
-      out += "`" + key + "`";
-    } else {
-      out += "[\u201c" + markdown_cell(it->second.text) + "\u201d](" + it->second.url + ")";
-    }
+    const bool binds = it != refs.end() && binds_client(it->second.binds);
+    auto& cell = binds ? binding : context;
+    if (!cell.empty()) cell += "<br>";
+    cell += spec_link(key, refs);
+    if (!binds && it != refs.end()) cell += " [" + std::string(to_string(it->second.binds)) + "]";
   }
-  return out;
+  return {binding.empty() ? "(none: a record)" : binding, context};
+}
+
+std::string check_row(const std::string& name, const CheckDef& check, const SpecReferences& refs) {
+  const auto [binding, context] = spec_cells(check.spec, refs);
+  return "| " + name + " | " + std::string(to_string(check.level)) + " | " + binding + " | " +
+         context + " |\n";
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -36,7 +52,9 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
   out << "# Scenario catalogue\n\n"
          "Generated from `fixtures/` by `mcp-ping-conformance list --markdown`; a test fails when "
          "this file and the fixtures disagree. Each case lists the checks it makes, their level "
-         "(docs/verdicts.md) and the sentence each one enforces. Every case also has the checks "
+         "(docs/verdicts.md), the sentence that binds the client with the revisions it is in, and "
+         "the other sentences it cites for context (what the server does, what a term means). "
+         "Every case also has the checks "
          "`driver:exit`, and where they apply `driver:completed` and `transport:*` "
          "(docs/verdicts.md).\n\n";
   std::map<std::string, std::vector<const Scenario*>> by_area;
@@ -61,16 +79,17 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
           << "- Transports: " << joined(scenario->transports) << "\n"
           << "- Revisions: " << scenario->revision_from << " to " << scenario->revision_until
           << "\n\n"
-          << "| check | level | spec |\n|---|---|---|\n";
+          << "| check | level | binds the client | also cites |\n|---|---|---|---|\n";
       for (const auto& check : scenario->script_checks) {
-        out << "| `" << scenario->id << ":" << check.id << "`"
-            << (check.transports.empty() ? "" : " (" + joined(check.transports) + " only)") << " | "
-            << to_string(check.level) << " | " << spec_links(check.spec, refs) << " |\n";
+        out << check_row(
+            "`" + scenario->id + ":" + check.id + "`" +
+                (check.transports.empty() ? "" : " (" + joined(check.transports) + " only)"),
+            check, refs);
       }
       for (const auto& driver_check : scenario->driver_checks) {
-        const auto& check = driver_check.check;
-        out << "| `" << scenario->id << ":" << check.id << "` (driver step " << driver_check.step
-            << ") | " << to_string(check.level) << " | " << spec_links(check.spec, refs) << " |\n";
+        out << check_row("`" + scenario->id + ":" + driver_check.check.id + "` (driver step " +
+                             std::to_string(driver_check.step) + ")",
+                         driver_check.check, refs);
       }
     }
   }

@@ -39,8 +39,24 @@ SpawnSpec shell(const std::string& script,
   std::filesystem::create_directories(dir);
   SpawnSpec spec;
   spec.argv = {"/bin/sh", "-c", script};
-  spec.stdout_file = dir / (std::to_string(std::hash<std::string>{}(script)) + ".out");
-  spec.stderr_file = dir / (std::to_string(std::hash<std::string>{}(script)) + ".err");
+  // Named per process: two checkouts may run this test at the same moment. Each process
+  // removes its own files when it exits.
+  struct RemoveOwnFiles {
+    std::filesystem::path dir;
+    std::string prefix;
+    ~RemoveOwnFiles() {
+      std::error_code ec;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (entry.path().filename().string().rfind(prefix, 0) == 0)
+          std::filesystem::remove(entry.path(), ec);
+      }
+    }
+  };
+  static const RemoveOwnFiles cleanup{dir, std::to_string(::getpid()) + "-"};
+  const auto name =
+      std::to_string(::getpid()) + "-" + std::to_string(std::hash<std::string>{}(script));
+  spec.stdout_file = dir / (name + ".out");
+  spec.stderr_file = dir / (name + ".err");
   spec.deadline = deadline;
   spec.kill_grace = std::chrono::milliseconds(200);
   spec.output_drain = std::chrono::milliseconds(200);

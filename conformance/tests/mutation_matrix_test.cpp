@@ -50,7 +50,7 @@ bool must_or_should(const std::string& level) { return level == "MUST" || level 
 // `mcp-ping-conformance list --json`, read once.
 const json& catalogue() {
   static const json listed = [] {
-    const auto dir = std::filesystem::temp_directory_path() / "mcp-ping-selftests";
+    const auto dir = selftest_root();
     std::filesystem::create_directories(dir);
     SpawnSpec spec;
     spec.argv = {MCP_PING_RUNNER, "list", "--json"};

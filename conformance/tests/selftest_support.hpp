@@ -20,14 +20,18 @@ struct RunnerRun {
   std::filesystem::path report_dir;
 };
 
-// A fresh folder under the test's temporary directory.
+// Where self-tests write their runs: inside this build tree, so that two checkouts testing
+// on one machine at once never share (and wipe) each other's report folders.
+inline std::filesystem::path selftest_root() { return MCP_PING_SELFTEST_RUNS; }
+
+// A fresh folder under selftest_root(), named after the test.
 inline std::filesystem::path fresh_dir(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string unique = std::string(info->test_suite_name()) + "." + info->name() + "." + name;
   for (char& c : unique) {
     if (c == '/') c = '_';
   }
-  auto dir = std::filesystem::temp_directory_path() / "mcp-ping-selftests" / unique;
+  auto dir = selftest_root() / unique;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -53,7 +53,7 @@ struct Interpreter::Impl {
       run.transcript.event("interrupted by the host");
       reason = "interrupted";
     }
-    run.settle_owed_initialized();
+    run.settle_deferred();
     run.transcript.end(reason);
     return reason;
   }
@@ -97,7 +97,7 @@ struct Interpreter::Impl {
     const auto why = run.pump(Clock::now() + from_ms(run.timeout("quiet_ms")), nullptr);
     if (why == Pump::Interrupted || why == Pump::CaseDeadline) return finish(why);
     run.transcript.event("the script closed the server's output; the server exits");
-    run.settle_owed_initialized();
+    run.settle_deferred();
     run.transcript.end("output closed");
     return "output closed";
   }

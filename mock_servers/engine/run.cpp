@@ -98,6 +98,22 @@ void Run::settle_owed_initialized() {
   owed_initialized.reset();
 }
 
+void Run::defer(std::function<void(Run&)> settle) {
+  deferred_.push_back(Deferred{step_index, std::move(settle)});
+}
+
+void Run::settle_deferred() {
+  settle_owed_initialized();
+  const auto current = step_index;
+  auto pending = std::move(deferred_);
+  deferred_.clear();
+  for (auto& d : pending) {
+    step_index = d.step;
+    d.settle(*this);
+  }
+  step_index = current;
+}
+
 void Run::record_implicit(const CheckDef& check, std::string expected, std::string actual) {
   CheckRecord r;
   r.check = check;

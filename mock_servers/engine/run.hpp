@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -81,8 +82,14 @@ class Run {
   // While the handshake's check waits: records it Met when `message` is the late
   // notifications/initialized (true: the message is taken).
   bool take_owed_initialized(const ClientMessage& message);
-  // At the end of the run: records the handshake Broken if it still waits.
-  void settle_owed_initialized();
+  // A check judged once the run is over, over everything the client sent by then: a reply
+  // to a notification, a second pong or a success answer to a malformed id still counts
+  // when it comes late, and no fixed wait holds up the script (docs/verdicts.md, "Watched
+  // to the end"). `settle` records the check; it runs attributed to the current step.
+  void defer(std::function<void(Run&)> settle);
+  // Settles the owed handshake and every deferred check, in the order they were deferred:
+  // at the end of the run, or once nothing more can arrive (close_stdin).
+  void settle_deferred();
   // The mock server's own check, recorded only when violated.
   void record_implicit(const CheckDef& check, std::string expected, std::string actual);
 
@@ -113,6 +120,15 @@ class Run {
   }
 
  private:
+  // At the end of the run: records the handshake Broken if it still waits.
+  void settle_owed_initialized();
+
+  struct Deferred {
+    std::size_t step = 0;
+    std::function<void(Run&)> settle;
+  };
+  std::vector<Deferred> deferred_;
+
   void record_for_step(std::size_t step, const CheckDef& check, Outcome outcome,
                        std::string expected, std::string actual, std::vector<double> latency = {},
                        Json details = Json::object());

@@ -30,7 +30,7 @@ const std::vector<StepKind>& step_kinds() {
       {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},
       {"respond", {"result", "error", "default", "on", "label"}, T::Any, steps::parse_respond},
       {"expect_response", {"within", "late_within", "check"}, T::Any, steps::parse_expect_response},
-      {"expect_error", {"code", "within", "check"}, T::Any, steps::parse_expect_error},
+      {"expect_error", {"code", "within", "check", "code_check"}, T::Any, steps::parse_expect_error},
       {"expect_no_response", {"window", "forbid", "check", "info_check"}, T::Any, steps::parse_expect_no_response},
       {"expect_none", {"window", "check"}, T::Any, steps::parse_expect_none},
       {"observe_client_pings", {"window", "check"}, T::Any, steps::parse_observe_client_pings},

@@ -27,7 +27,8 @@ TEST(Interpreter, WhileAwaitingWithAGoodClientPasses) {
   const auto pong = find_check(r.records, "pong");
   EXPECT_EQ(pong["latency_ms"].size(), 1u);
   EXPECT_EQ(pong["level"], Json("MUST"));
-  EXPECT_EQ(pong["expected"], Json(R"(response {"id":"srv-ping-1","result":{}} within 500.0 ms)"));
+  EXPECT_EQ(pong["expected"],
+            Json(R"(response {"id":"srv-ping-1","jsonrpc":"2.0","result":{}} within 500.0 ms)"));
   EXPECT_NE(pong["actual"].get<std::string>().find(
                 R"({"id":"srv-ping-1","jsonrpc":"2.0","result":{}} after )"),
             std::string::npos);

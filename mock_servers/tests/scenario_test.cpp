@@ -29,6 +29,33 @@ TEST(Scenario, EveryRealFixtureLoads) {
   }
 }
 
+// A check is about the client: it must cite at least one sentence that binds the client
+// (a client, either or suite key in fixtures/spec-references.json), not only a sentence that
+// binds the server or defines a term. INFO checks record and oblige nobody.
+TEST(Scenario, EveryCheckCitesASentenceThatBindsTheClient) {
+  const auto refs = test::fixture_refs();
+  const auto catalogue =
+      load_catalogue(kFixtures / "scenarios", test::fixture_defaults(), refs, validate_script);
+  const auto cites_the_client = [&](const std::vector<std::string>& keys) {
+    return std::any_of(keys.begin(), keys.end(),
+                       [&](const auto& key) { return binds_client(refs.at(key).binds); });
+  };
+  std::size_t judged = 0;
+  for (const auto& s : catalogue) {
+    std::vector<std::pair<std::string, const CheckDef*>> checks;
+    for (const auto& c : s.script_checks) checks.emplace_back(c.id, &c);
+    for (const auto& c : s.driver_checks) checks.emplace_back(c.check.id, &c.check);
+    for (const auto& [id, check] : checks) {
+      if (check->level == Level::Info) continue;
+      ++judged;
+      EXPECT_TRUE(cites_the_client(check->spec))
+          << s.id << ":" << id << " cites no sentence that binds the client";
+    }
+  }
+  EXPECT_GT(judged, 100u);
+  EXPECT_TRUE(cites_the_client(handshake_check().spec));
+}
+
 TEST(Scenario, WhileAwaitingIsLoadedFaithfully) {
   const auto s =
       load_scenario(kFixtures / "scenarios/ping/while-awaiting.json", "ping/while-awaiting",
@@ -42,7 +69,8 @@ TEST(Scenario, WhileAwaitingIsLoadedFaithfully) {
   EXPECT_EQ(s.script_checks[1].id, "call-received");
   EXPECT_EQ(s.script_checks[2].id, "pong");
   EXPECT_EQ(s.script_checks[2].spec,
-            (std::vector<std::string>{"ping.respond-promptly", "messages.response-same-id"}));
+            (std::vector<std::string>{"ping.respond-promptly", "messages.response-same-id",
+                                      "jsonrpc.version"}));
   ASSERT_EQ(s.driver_checks.size(), 1u);
   EXPECT_EQ(s.driver_checks[0].step, 1u);
   EXPECT_EQ(s.deadline_kill, Level::Must);
@@ -59,7 +87,8 @@ struct BrokenCase {
 
 const BrokenCase kBrokenCases[] = {
     {"unknown-timeout",
-     "/script/3/within: unknown timeout \"pong_capms\" (known: case_deadline_ms, expect_ms, "
+     "/script/3/within: unknown timeout \"pong_capms\" (known: burst_cap_ms, case_deadline_ms, "
+     "expect_ms, "
      "idle_window_ms, "
      "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
     {"missing-title", "/title: required"},
@@ -74,8 +103,8 @@ const BrokenCase kBrokenCases[] = {
     {"unknown-transport",
      "/transports/1: unknown transport \"websocket\" (known: stdio, streamable-http, sse)"},
     {"bad-type-pattern",
-     "/script/1/expect/id/$type: $type must be one of string, integer, number, object, array, "
-     "boolean, null"},
+     "/script/1/expect/id/$type: $type takes one of string, integer, number, object, array, "
+     "boolean, null, or a non-empty list of them"},
     {"serve-not-last",
      "/script/1/serve_defaults: serve_defaults runs until the client closes the connection: it "
      "must be the "
@@ -99,7 +128,8 @@ const BrokenCase kBrokenCases[] = {
     {"revisions-reversed", "/revisions: \"from\" 2025-11-25 is after \"until\" 2024-11-05"},
     {"expect-without-check", "/script/1/check: required"},
     {"driver-idle-unknown-timeout",
-     "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: case_deadline_ms, expect_ms, "
+     "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: burst_cap_ms, case_deadline_ms, "
+     "expect_ms, "
      "idle_window_ms, "
      "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
     {"step-transport-not-in-case",
@@ -284,7 +314,7 @@ TEST(Scenario, ResolvedScriptIsSelfContained) {
 TEST(Scenario, DefaultsAndSpecReferencesLoad) {
   const auto defaults = test::fixture_defaults();
   EXPECT_EQ(defaults.line_cap_bytes, 1048576u);
-  EXPECT_EQ(defaults.timeouts.size(), 8u);
+  EXPECT_EQ(defaults.timeouts.size(), 9u);
   EXPECT_EQ(defaults.server_info["name"], Json("mcp-ping-conformance-mock"));
   const auto refs = test::fixture_refs();
   ASSERT_TRUE(refs.count("ping.respond-promptly"));

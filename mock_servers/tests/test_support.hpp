@@ -77,6 +77,15 @@ class FakeChannel : public Channel {
   void client_send(const Json& message, double delay_ms = 0) {
     client_write(message.dump() + "\n", delay_ms);
   }
+  // A message with HTTP facts, as the HTTP host hands it over (e.g. {"fault": "500"}: a POST
+  // the server refused).
+  void client_send_with_meta(const Json& message, Json meta) {
+    const std::lock_guard lock(mutex_);
+    if (closed_) return;
+    queue_.push_back(
+        Incoming{Incoming::Kind::Line, message.dump(), 0, Clock::now(), std::move(meta)});
+    cv_.notify_all();
+  }
   void client_close() {
     const std::lock_guard lock(mutex_);
     if (closed_) return;

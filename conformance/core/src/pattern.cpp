@@ -83,10 +83,26 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
     if (key == "$any") return true;
     if (key == "$absent") return fail(why, pointer, "present, expected absent");
     if (key == "$type") {
-      if (type_matches(arg.get<std::string>(), value)) return true;
+      // One type name, or a list of them: any of them matches.
+      const auto names = arg.is_array() ? arg : Json::array({arg});
+      std::string wanted;
+      for (const auto& name : names) {
+        if (type_matches(name.get_ref<const std::string&>(), value)) return true;
+        wanted += (wanted.empty() ? "" : " or ") + name.get<std::string>();
+      }
       return fail(why, pointer,
-                  "expected type " + arg.get<std::string>() + ", got " +
-                      std::string(to_string(json_kind(value))) + " " + value.dump());
+                  "expected type " + wanted + ", got " + std::string(to_string(json_kind(value))) +
+                      " " + value.dump());
+    }
+    if (key == "$any_of") {
+      for (const auto& alternative : arg) {
+        if (match_at(alternative, value, captures, pointer, nullptr)) return true;
+      }
+      return fail(why, pointer, "expected one of " + arg.dump() + ", got " + value.dump());
+    }
+    if (key == "$not") {
+      if (!match_at(arg, value, captures, pointer, nullptr)) return true;
+      return fail(why, pointer, "expected anything but " + arg.dump() + ", got " + value.dump());
     }
     if (key == "$contains") {
       const auto& needle = arg.get_ref<const std::string&>();
@@ -321,11 +337,34 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
       if (key == "$type") {
         static const std::vector<std::string> kTypes = {"string", "integer", "number", "object",
                                                         "array",  "boolean", "null"};
-        if (!arg.is_string() ||
-            std::find(kTypes.begin(), kTypes.end(), arg.get<std::string>()) == kTypes.end()) {
+        const auto known = [](const Json& name) {
+          return name.is_string() &&
+                 std::find(kTypes.begin(), kTypes.end(), name.get<std::string>()) != kTypes.end();
+        };
+        const bool ok = arg.is_array() ? !arg.empty() && std::all_of(arg.begin(), arg.end(), known)
+                                       : known(arg);
+        if (!ok) {
           return ValueProblem{here,
-                              "$type must be one of string, integer, number, object, array, "
-                              "boolean, null"};
+                              "$type takes one of string, integer, number, object, array, "
+                              "boolean, null, or a non-empty list of them"};
+        }
+        return std::nullopt;
+      }
+      if (key == "$any_of") {
+        if (!arg.is_array() || arg.empty())
+          return ValueProblem{here, "$any_of takes a non-empty list of patterns"};
+        for (std::size_t i = 0; i < arg.size(); ++i) {
+          if (auto problem = check_pattern(arg[i])) {
+            problem->pointer = here + "/" + std::to_string(i) + problem->pointer;
+            return problem;
+          }
+        }
+        return std::nullopt;
+      }
+      if (key == "$not") {
+        if (auto problem = check_pattern(arg)) {
+          problem->pointer = here + problem->pointer;
+          return problem;
         }
         return std::nullopt;
       }
@@ -339,8 +378,9 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
         if (!arg.is_string()) return ValueProblem{here, "$contains takes a string"};
         return std::nullopt;
       }
-      return ValueProblem{here, "unknown special key \"" + key +
-                                    "\" (known: $any, $absent, $type, $ref, $contains)"};
+      return ValueProblem{here,
+                          "unknown special key \"" + key +
+                              "\" (known: $any, $absent, $type, $not, $any_of, $ref, $contains)"};
     }
     for (const auto& [key, sub] : pattern.items()) {
       if (auto problem = check_pattern(sub)) {

@@ -1,8 +1,32 @@
 #include "core/spec_reference.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "core/fixture_reader.hpp"
 
 namespace mcpping {
+
+namespace {
+
+constexpr std::pair<Binds, std::string_view> kBinds[] = {
+    {Binds::Client, "client"},         {Binds::Server, "server"}, {Binds::Either, "either"},
+    {Binds::Definition, "definition"}, {Binds::Suite, "suite"},
+};
+
+}  // namespace
+
+std::string_view to_string(Binds binds) {
+  for (const auto& [value, name] : kBinds) {
+    if (value == binds) return name;
+  }
+  return "definition";
+}
+
+bool binds_client(Binds binds) {
+  return binds == Binds::Client || binds == Binds::Either || binds == Binds::Suite;
+}
 
 SpecReferences load_spec_references(const std::filesystem::path& file) {
   const FixtureReader r(file.string());
@@ -12,10 +36,17 @@ SpecReferences load_spec_references(const std::filesystem::path& file) {
   for (const auto& [key, value] : root.items()) {
     const auto p = "/" + key;
     r.object(value, p);
-    r.only_keys(value, {"url", "revision", "text"}, p);
-    refs[key] = SpecReference{key, r.nonempty_string(r.member(value, "url", p), p + "/url"),
-                              r.nonempty_string(r.member(value, "revision", p), p + "/revision"),
-                              r.nonempty_string(r.member(value, "text", p), p + "/text")};
+    r.only_keys(value, {"url", "revision", "text", "binds"}, p);
+    const auto binds = r.nonempty_string(r.member(value, "binds", p), p + "/binds");
+    const auto* known = std::find_if(std::begin(kBinds), std::end(kBinds),
+                                     [&](const auto& b) { return b.second == binds; });
+    if (known == std::end(kBinds))
+      r.fail(p + "/binds",
+             "\"" + binds + "\" is not one of client, server, either, definition, suite");
+    refs[key] =
+        SpecReference{key, r.nonempty_string(r.member(value, "url", p), p + "/url"),
+                      r.nonempty_string(r.member(value, "revision", p), p + "/revision"),
+                      r.nonempty_string(r.member(value, "text", p), p + "/text"), known->first};
   }
   return refs;
 }

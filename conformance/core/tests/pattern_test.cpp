@@ -47,6 +47,55 @@ TEST(Pattern, SpecialKeys) {
       matches(Json::parse(R"({"id":{"$type":"integer"}})"), Json::parse(R"({"id":1.5})"), {}));
 }
 
+// A valid MCP request id is a string or an integer ("Requests MUST include a string or integer
+// ID"): `{"$type": ["string", "integer"]}` says so in one pattern.
+TEST(Pattern, TypeListMatchesAnyOfItsTypes) {
+  const Json pattern = Json::parse(R"({"id":{"$type":["string","integer"]}})");
+  EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":"a"})"), {}));
+  EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":0})"), {}));
+  std::string why;
+  EXPECT_FALSE(matches(pattern, Json::parse(R"({"id":null})"), {}, &why));
+  EXPECT_EQ(why, "/id: expected type string or integer, got null null");
+  EXPECT_FALSE(matches(pattern, Json::parse(R"({"id":1.5})"), {}));
+  EXPECT_FALSE(check_pattern(pattern));
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$type":[]})")));
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$type":["string","int"]})")));
+}
+
+TEST(Pattern, NotMatchesWhatItsPatternDoesNot) {
+  const Captures captures{{"call", kCall}};
+  const Json pattern = Json::parse(R"({"id":{"$not":"${call.id}"}})");
+  EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":8})"), captures));
+  EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":"7"})"), captures));
+  std::string why;
+  EXPECT_FALSE(matches(pattern, Json::parse(R"({"id":7})"), captures, &why));
+  EXPECT_NE(why.find("expected anything but"), std::string::npos);
+  EXPECT_FALSE(matches(pattern, Json::parse(R"({"x":8})"), captures));  // a missing key fails
+  ASSERT_EQ(collect_refs(pattern).size(), 1u);
+  auto problem = check_pattern(Json::parse(R"({"id":{"$not":{"$type":"int"}}})"));
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->pointer, "/id/$not/$type");
+}
+
+// "The request ID MUST NOT have been previously used by the requestor within the same
+// session": an id that is none of the captured ones.
+TEST(Pattern, NotAnyOfExcludesEveryAlternative) {
+  const Captures captures{{"call", kCall}, {"first", Json::parse(R"({"id":"p-1"})")}};
+  const Json pattern = Json::parse(R"({"id":{"$not":{"$any_of":["${call.id}","${first.id}"]}}})");
+  EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":"p-2"})"), captures));
+  EXPECT_FALSE(matches(pattern, Json::parse(R"({"id":"p-1"})"), captures));
+  EXPECT_FALSE(matches(pattern, Json::parse(R"({"id":7})"), captures));
+  EXPECT_TRUE(matches(Json::parse(R"({"$any_of":[1,"a"]})"), Json("a"), {}));
+  std::string why;
+  EXPECT_FALSE(matches(Json::parse(R"({"$any_of":[1,"a"]})"), Json(2), {}, &why));
+  EXPECT_EQ(why, R"(/: expected one of [1,"a"], got 2)");
+  EXPECT_EQ(collect_refs(pattern).size(), 2u);
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$any_of":[]})")));
+  auto problem = check_pattern(Json::parse(R"({"$any_of":[1,{"$type":"x"}]})"));
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->pointer, "/$any_of/1/$type");
+}
+
 TEST(Pattern, ContainsMatchesSubstringsOfStringsOnly) {
   const Json pattern = {{"accept", {{"$contains", "text/event-stream"}}}};
   EXPECT_TRUE(matches(pattern, {{"accept", "application/json, text/event-stream"}}, {}));

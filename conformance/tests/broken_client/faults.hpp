@@ -1,9 +1,11 @@
 // The defects mcp-broken-client can be told to have, one --fault each.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -40,8 +42,14 @@ inline const std::set<std::string> kFaults = {
     "pong-text-content-type",     // posts its pong as Content-Type: text/plain (HTTP)
     "pong-without-headers",       // posts its pong without Accept and MCP-Protocol-Version (HTTP)
     "sse-only-responses",         // takes responses only from SSE streams, not JSON bodies (HTTP)
-    "pong-to-stream-url",  // posts replies to the SSE stream's URL, not the endpoint (legacy)
-    "crash-on-close",      // aborts when told to close
+    "pong-to-stream-url",    // posts replies to the SSE stream's URL, not the endpoint (legacy)
+    "crash-on-close",        // aborts when told to close
+    "reuses-ping-id",        // sends every ping with id 1, its initialize request's id
+    "pong-without-jsonrpc",  // pongs without the jsonrpc member
+    "late-reply-to-notification",  // answers a ping that has no id, 600 ms later
+    "pong-with-members",           // pongs with a non-empty result
+    "unknown-method-wrong-code",   // answers unknown server requests -32603, not -32601
+    "cancel-fails-call",           // a notifications/cancelled it cannot match fails the call
 };
 
 inline std::set<std::string>& active_faults() {
@@ -49,6 +57,12 @@ inline std::set<std::string>& active_faults() {
   return faults;
 }
 inline bool has(const char* fault) { return active_faults().count(fault) > 0; }
+
+// The id of its next request: reuses-ping-id sends every ping as id 1.
+inline int next_request_id(const std::string& method, int& next_id) {
+  if (method == "ping" && has("reuses-ping-id")) return 1;
+  return next_id++;
+}
 
 // What a server message does to the request in flight (`pending`: its method, "" for none)
 // under the active faults: the failure that request gets, or nothing.
@@ -61,6 +75,8 @@ inline std::optional<std::string> breaks_pending(const json& frame, const std::s
     return std::nullopt;
   }
   if (has("stray-frame-fails-call")) return "unexpected " + method + " while awaiting " + pending;
+  if (has("cancel-fails-call") && method == "notifications/cancelled")
+    return "cancellation of a request not in progress while awaiting " + pending;
   return std::nullopt;
 }
 
@@ -74,7 +90,10 @@ inline bool kills_idle_reader(const json& frame, const std::string& pending) {
 inline json reply_to(const json& frame) {
   const std::string method = frame["method"].is_string() ? frame["method"].get<std::string>() : "";
   if (!frame.contains("id")) {
-    if (method == "ping" && has("reply-to-notification")) {
+    if (method == "ping" && (has("reply-to-notification") || has("late-reply-to-notification"))) {
+      // The defect is the delay itself: the reply comes after the server's quiet window.
+      if (has("late-reply-to-notification"))
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
       return {{"jsonrpc", "2.0"}, {"id", nullptr}, {"result", json::object()}};
     }
     return nullptr;
@@ -89,9 +108,13 @@ inline json reply_to(const json& frame) {
     const bool valid_id = id.is_string() || id.is_number_integer();
     if (!valid_id && !has("pong-malformed-ids")) return nullptr;
     const json pong_id = has("id-to-string") && !id.is_string() ? json(id.dump()) : id;
-    return {{"jsonrpc", "2.0"}, {"id", pong_id}, {"result", json::object()}};
+    json pong{{"jsonrpc", "2.0"}, {"id", pong_id}, {"result", json::object()}};
+    if (has("pong-without-jsonrpc")) pong.erase("jsonrpc");
+    if (has("pong-with-members")) pong["result"]["alive"] = true;
+    return pong;
   }
   if (has("ignore-unknown")) return nullptr;
+  if (has("unknown-method-wrong-code")) return error(-32603, "Internal error");
   return error(-32601, "Method not found");
 }
 

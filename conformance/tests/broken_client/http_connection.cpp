@@ -36,7 +36,7 @@ class HttpConnection : public Connection {
       HttpConnection& c;
       ~Done() { c.set_pending(""); }
     } done{*this};
-    const int id = next_id_++;
+    const int id = next_request_id(method, next_id_);
     const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
     httplib::Client client(origin_);
     client.set_read_timeout(10, 0);

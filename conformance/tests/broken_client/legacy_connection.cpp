@@ -38,7 +38,7 @@ class LegacyConnection : public Connection {
   ~LegacyConnection() override { close(); }
 
   json request(const std::string& method, const json& params) override {
-    const int id = next_id_++;
+    const int id = next_request_id(method, next_id_);
     pending_.begin(id, method);
     if (!post({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}))
       throw std::runtime_error("POST failed");

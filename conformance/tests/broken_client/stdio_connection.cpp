@@ -52,7 +52,7 @@ class StdioConnection : public Connection {
   ~StdioConnection() override { close(); }
 
   json request(const std::string& method, const json& params) override {
-    const int id = next_id_++;
+    const int id = next_request_id(method, next_id_);
     pending_.begin(id, method);
     write({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
     if (has("single-threaded")) {

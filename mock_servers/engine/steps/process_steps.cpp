@@ -73,7 +73,7 @@ struct CloseStdin final : Step {
   StepResult run(Run& run) const override {
     run.channel.close_input();
     run.transcript.event("closed the server's input: the client's writes now fail");
-    run.settle_owed_initialized();  // nothing more can arrive
+    run.settle_deferred();  // nothing more can arrive
     return StepResult::Ok;
   }
 };

@@ -4,15 +4,26 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcpping {
+
+// Whom a sentence obliges: the client, the server, whichever party has the role it names
+// (receiver, requestor, responder), nobody (it defines a term or a format), or the suite's
+// own verdict rule (docs/verdicts.md). A check must cite at least one sentence that binds
+// the client: a client, either or suite key.
+enum class Binds { Client, Server, Either, Definition, Suite };
+
+std::string_view to_string(Binds binds);
+bool binds_client(Binds binds);
 
 struct SpecReference {
   std::string key;
   std::string url;
   std::string revision;
   std::string text;
+  Binds binds = Binds::Definition;
 };
 
 using SpecReferences = std::map<std::string, SpecReference>;
