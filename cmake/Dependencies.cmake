@@ -2,7 +2,9 @@
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED CONFIG)
 find_package(Boost 1.81 REQUIRED CONFIG)
-find_package(GTest REQUIRED)
+if(MCP_PING_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
 find_package(yaml-cpp 0.7 REQUIRED CONFIG)  # baseline files
 
 # Debian's cpp-httplib is a compiled library with a pkg-config file only; its -D flags

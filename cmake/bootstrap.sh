@@ -23,10 +23,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
 jobs=${MCP_PING_JOBS:-$(nproc)}
 
-# Debian 12 packages the suite builds and tests with (xmllint: the JUnit schema test).
-packages="cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libboost1.81-dev
-nlohmann-json3-dev libcpp-httplib-dev libyaml-cpp-dev libxml2-utils"
-# clang-format 14: the test style/clang-format (docs/development.md).
+# Debian 12 packages the suite builds with; the tests add GoogleTest, xmllint (the JUnit
+# schema test) and clang-format 14 (the test style/clang-format, docs/development.md).
+packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
+libcpp-httplib-dev libyaml-cpp-dev"
+if [ "$mode" != suite ]; then
+  packages="$packages libgtest-dev libgmock-dev libxml2-utils"
+fi
 if [ "$mode" = test ]; then
   packages="$packages clang-format"
 fi
@@ -63,16 +66,24 @@ if [ "$mode" = test ]; then
   fi
 fi
 
-configure_and_build() { # <build dir> [cmake options...]
+configure() { # <build dir> [cmake options...]
   dir=$1
   shift
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
+}
+
+configure_and_build() { # <build dir> [cmake options...]
+  configure "$@" -DMCP_PING_BUILD_TESTS=ON
+  cmake --build "$1" -j "$jobs"
 }
 
 case "$mode" in
   suite)
-    configure_and_build "$build"
+    # Only what the suite runs: the runner, the mock servers and the reference driver. A
+    # later `test` in the same build folder builds the rest.
+    configure "$build" -DMCP_PING_BUILD_TESTS=OFF
+    cmake --build "$build" -j "$jobs" --target mcp-ping-conformance mcp-mock-stdio-server \
+      mcp-mock-http-server mcp-reference-driver
     report=${MCP_PING_REPORT_DIR:-$build/report}
     exec "$build/bin/mcp-ping-conformance" run --strict --report-dir "$report" \
       -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
