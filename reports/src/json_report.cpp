@@ -14,8 +14,10 @@ using nlohmann::json;
 json to_json(const CheckResult& check) {
   json refs = json::array();
   for (const auto& ref : check.spec) {
-    refs.push_back(
-        {{"key", ref.key}, {"url", ref.url}, {"revision", ref.revision}, {"text", ref.text}});
+    json entry = {
+        {"key", ref.key}, {"url", ref.url}, {"revision", ref.revision}, {"text", ref.text}};
+    if (!ref.binds.empty()) entry["binds"] = ref.binds;
+    refs.push_back(std::move(entry));
   }
   json out = {
       {"id", check.id}, {"level", to_string(check.level)}, {"verdict", to_string(check.verdict)},
@@ -191,7 +193,8 @@ RunResult read_results_json(const std::filesystem::path& file) {
         if (k.contains("at_ms")) check.at_ms = k["at_ms"].get<double>();
         for (const auto& ref : k.value("spec", json::array())) {
           check.spec.push_back({ref.value("key", ""), ref.value("url", ""),
-                                ref.value("revision", ""), ref.value("text", "")});
+                                ref.value("revision", ""), ref.value("text", ""),
+                                ref.value("binds", "")});
         }
         result.checks.push_back(std::move(check));
       }

@@ -13,7 +13,14 @@ struct SpecReference {
   std::string url;
   std::string revision;
   std::string text;
+  // Whom the sentence binds: "client", "server", "either" (whoever has the role it names:
+  // receiver, requestor, responder), "definition" (defines a term or format, binds nobody)
+  // or "suite" (the suite's own verdict rule). Empty when the key does not say.
+  std::string binds;
 };
+
+// The values "binds" may take.
+const std::vector<std::string>& known_binds();
 
 using SpecReferences = std::map<std::string, SpecReference>;
 
