@@ -42,6 +42,8 @@ std::vector<PlannedCase> plan_cases(const std::vector<Scenario>& catalogue,
       if (!scenario.applies_to(request.revision)) {
         planned.unsupported = "the case applies to revisions " + scenario.revision_from + " to " +
                               scenario.revision_until + ", not " + request.revision;
+      } else if (auto absent = transport_absent_at(transport, request.revision)) {
+        planned.unsupported = std::move(*absent);
       }
       cases.push_back(std::move(planned));
     }

@@ -1,5 +1,7 @@
 #include "conformance/evaluation.hpp"
 
+#include <map>
+
 #include "conformance/judge.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
@@ -123,6 +125,21 @@ Observation driver_line(const Scenario& scenario, const DriverCheck& driver_chec
   return {driver_check.check, met ? Outcome::Met : Outcome::Broken, expected, safe_dump(line)};
 }
 
+// The session ran at a revision the case, or its transport, does not cover: the mock server
+// answers the version the client offers, so --revision alone cannot decide it.
+std::optional<std::string> negotiated_elsewhere(const Scenario& scenario,
+                                                const CaseObservations& observed) {
+  const auto& negotiated = observed.transcript.negotiated;
+  if (!negotiated || !revision_index(*negotiated)) return std::nullopt;
+  const auto said = "the client negotiated " + *negotiated + "; ";
+  if (*revision_index(*negotiated) < *revision_index(scenario.revision_from))
+    return said + "the case applies from " + scenario.revision_from;
+  if (*revision_index(*negotiated) > *revision_index(scenario.revision_until))
+    return said + "the case applies until " + scenario.revision_until;
+  if (auto absent = transport_absent_at(observed.transport, *negotiated)) return said + *absent;
+  return std::nullopt;
+}
+
 // Facts that make the case unjudgeable before any check: the suite's or the driver's.
 std::optional<Evaluation> before_checks(const Scenario& scenario,
                                         const CaseObservations& observed) {
@@ -153,6 +170,10 @@ std::optional<Evaluation> before_checks(const Scenario& scenario,
     out.reason = "the driver broke the driver contract: it exited 0 after reporting " +
                  std::to_string(observed.driver_report.steps.size()) + " of " +
                  std::to_string(scenario.driver_steps.size()) + " steps";
+  } else if (auto elsewhere = negotiated_elsewhere(scenario, observed)) {
+    out.verdict = Verdict::Unsupported;
+    out.unsupported = CaseResult::Unsupported::kRevision;
+    out.reason = std::move(*elsewhere);
   } else {
     return std::nullopt;
   }
@@ -206,8 +227,20 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
     }
   }
   // Checks the server records on its own (a flooded line, an invalid message, HTTP rules).
+  // Each is recorded once, or again when a later request broke it worse (a degraded
+  // http:protocol-version, then a broken one): the worst stands.
+  std::map<std::string, std::size_t> own;  // implicit check id -> index in out.checks
   for (std::size_t i = 0; i < transcript.checks.size(); ++i) {
-    if (!used[i]) out.checks.push_back(judged(scenario.id, transcript.checks[i], refs));
+    if (used[i]) continue;
+    auto check = judged(scenario.id, transcript.checks[i], refs);
+    const auto seen = transcript.checks[i].implicit ? own.find(check.id) : own.end();
+    if (seen == own.end()) {
+      if (transcript.checks[i].implicit) own.emplace(check.id, out.checks.size());
+      out.checks.push_back(std::move(check));
+    } else if (worst(out.checks[seen->second].verdict, check.verdict) !=
+               out.checks[seen->second].verdict) {
+      out.checks[seen->second] = std::move(check);
+    }
   }
   for (const auto& driver_check : scenario.driver_checks) {
     out.checks.push_back(judged(scenario.id, driver_line(scenario, driver_check, observed), refs));

@@ -59,6 +59,33 @@ TEST(Plan, CasesOutsideTheirRevisionsAreUnsupported) {
   EXPECT_NE(cases[0].unsupported->find("not 2026-07-28"), std::string::npos);
 }
 
+// Regression (revision gating by transport): a Streamable HTTP case ran at --revision
+// 2024-11-05, a revision that has no Streamable HTTP; legacy HTTP+SSE runs at every revision
+// (the later transports pages keep it under "Backwards Compatibility").
+TEST(Plan, StreamableHttpAtRevision20241105IsUnsupportedBeforeRunning) {
+  PlanRequest request;
+  request.hosted_transports = {"stdio", "streamable-http", "sse"};
+  request.revision = "2024-11-05";
+  const auto cases = plan_cases(kCatalogue, request);
+  ASSERT_EQ(cases.size(), 6u);
+  for (const auto& c : cases) {
+    if (c.transport == "streamable-http") {
+      ASSERT_TRUE(c.unsupported) << c.scenario->id;
+      EXPECT_EQ(*c.unsupported,
+                "Streamable HTTP exists from revision 2025-03-26, not in 2024-11-05");
+    } else {
+      EXPECT_FALSE(c.unsupported) << c.scenario->id << " on " << c.transport;
+    }
+  }
+  request.revision = "2025-03-26";
+  for (const auto& c : plan_cases(kCatalogue, request)) EXPECT_FALSE(c.unsupported);
+  request.revision = "2025-11-25";
+  request.transport = "sse";
+  const auto legacy = plan_cases(kCatalogue, request);
+  ASSERT_EQ(legacy.size(), 1u);
+  EXPECT_FALSE(legacy[0].unsupported) << "legacy HTTP+SSE runs at later revisions";
+}
+
 TEST(Shard, PartsAreDisjointAndComplete) {
   PlanRequest request;
   request.hosted_transports = {"stdio", "streamable-http", "sse"};

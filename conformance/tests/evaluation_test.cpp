@@ -23,9 +23,9 @@ Scenario make_scenario() {
   return s;
 }
 
-const SpecReferences kRefs = {
-    {"ping.respond-promptly",
-     {"ping.respond-promptly", "https://spec/ping", "2025-11-25", "The receiver MUST respond"}}};
+const SpecReferences kRefs = {{"ping.respond-promptly",
+                               {"ping.respond-promptly", "https://spec/ping", "2025-11-25",
+                                "The receiver MUST respond", Binds::Either}}};
 
 CheckRecord check_record(const std::string& id, Outcome outcome, double t = 5,
                          Level level = Level::Must) {
@@ -246,6 +246,62 @@ TEST(Evaluation, ServerRecordedChecksAreKept) {
   EXPECT_FALSE(find(e, "ping/while-awaiting:pong")->collateral);
   EXPECT_TRUE(find(e, "ping/while-awaiting:handshake")->collateral)
       << "the handshake is lifecycle, not the case's subject";
+}
+
+// Regression (revision gating by the negotiated version): the mock server answers the version
+// the client offers, so a client offering 2025-03-26 under --revision 2025-11-25 ran a case
+// that applies from 2025-06-18 on, and was judged by it.
+TEST(Evaluation, ACaseOutsideTheNegotiatedRevisionIsUnsupportedAfterTheRun) {
+  auto scenario = make_scenario();
+  scenario.revision_from = "2025-06-18";
+  auto o = clean_run();
+  o.transcript.checks[1] = check_record("pong", Outcome::Broken);
+  o.transcript.negotiated = "2025-03-26";
+  auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Unsupported);
+  EXPECT_EQ(e.unsupported, CaseResult::Unsupported::kRevision);
+  EXPECT_EQ(e.reason, "the client negotiated 2025-03-26; the case applies from 2025-06-18");
+  EXPECT_TRUE(e.checks.empty());
+
+  scenario.revision_from = "2024-11-05";
+  scenario.revision_until = "2025-06-18";
+  o.transcript.negotiated = "2025-11-25";
+  EXPECT_EQ(evaluate_case(scenario, o, kRefs).reason,
+            "the client negotiated 2025-11-25; the case applies until 2025-06-18");
+
+  o.transcript.negotiated = "2025-06-18";
+  EXPECT_EQ(evaluate_case(scenario, o, kRefs).verdict, Verdict::Fail) << "inside: judged";
+}
+
+TEST(Evaluation, StreamableHttpNegotiatedAt20241105IsUnsupported) {
+  auto o = clean_run();
+  o.transport = "streamable-http";
+  o.transcript.negotiated = "2024-11-05";
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Unsupported);
+  EXPECT_EQ(e.reason,
+            "the client negotiated 2024-11-05; Streamable HTTP exists from revision 2025-03-26, "
+            "not in 2024-11-05");
+  o.transport = "sse";
+  EXPECT_NE(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Unsupported)
+      << "legacy HTTP+SSE is the 2024-11-05 transport";
+}
+
+// Regression (protocol-version header): a degraded http:protocol-version, then a broken one
+// (the mock records again only when worse), showed the check twice; the worst stands.
+TEST(Evaluation, AServerRecordedCheckRecordedAgainWorseKeepsTheWorst) {
+  auto o = clean_run();
+  auto degraded = check_record("http:protocol-version", Outcome::Degraded, 7);
+  degraded.implicit = true;
+  auto broken = check_record("http:protocol-version", Outcome::Broken, 8);
+  broken.implicit = true;
+  o.transcript.checks.push_back(degraded);
+  o.transcript.checks.push_back(broken);
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  std::size_t count = 0;
+  for (const auto& c : e.checks) count += c.id == "ping/while-awaiting:http:protocol-version";
+  EXPECT_EQ(count, 1u);
+  EXPECT_EQ(find(e, "ping/while-awaiting:http:protocol-version")->verdict, Verdict::Fail);
 }
 
 }  // namespace

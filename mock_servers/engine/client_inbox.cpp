@@ -6,6 +6,7 @@
 
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
+#include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
 #include "engine/run.hpp"
@@ -13,6 +14,11 @@
 namespace mcpping {
 
 Incoming ClientInbox::next(Clock::time_point deadline) {
+  if (!batch_.empty()) {  // they arrived with their line
+    auto in = std::move(batch_.front());
+    batch_.pop_front();
+    return in;
+  }
   if (stash_) {
     if (stash_->at > deadline) {
       // Only a channel that stamps arrivals ahead (a test double) gets here early; a real
@@ -32,18 +38,57 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
   return in;
 }
 
-void ClientInbox::invalid_message(const std::string& text, const std::string& why) {
+void ClientInbox::invalid_message(const std::string& text, const std::string& why,
+                                  std::vector<std::string> spec) {
   if (invalid_recorded_) return;
   invalid_recorded_ = true;
   run_.record_implicit(
-      CheckDef{"transport:valid-message", Level::Must, {"stdio.client-writes-only-messages"}},
-      "every line the client writes is a JSON-RPC message (a JSON object)",
+      CheckDef{"transport:valid-message", Level::Must, std::move(spec)},
+      "every line the client writes is a JSON-RPC message (a JSON object" +
+          std::string(negotiated_version && revision_has_batches(*negotiated_version)
+                          ? ", or a batch of them: 2025-03-26)"
+                          : ")"),
       why + ": " + shorten(text, 200));
+}
+
+void ClientInbox::on_array(const Incoming& in, const Json& array) {
+  auto& transcript = run_.transcript;
+  const auto version = negotiated_version.value_or("none");
+  if (!revision_has_batches(version)) {
+    transcript.raw(Direction::ClientToServer, in.text);
+    invalid_message(in.text,
+                    "a JSON array (a batch), but batches exist only in revision "
+                    "2025-03-26 (negotiated: " +
+                        version + ")");
+    return;
+  }
+  if (auto problem = batch_problem(array, /*mixed_ok=*/true)) {
+    transcript.raw(Direction::ClientToServer, in.text);
+    invalid_message(
+        in.text, "an invalid batch: " + *problem,
+        {*problem == kBatchedInitialize ? "lifecycle.initialize-not-batched" : "stdio.batch"});
+    return;
+  }
+  transcript.raw(Direction::ClientToServer, in.text, {},
+                 {{"note", "a JSON-RPC batch of " + std::to_string(array.size()) +
+                               " (revision 2025-03-26): each element follows as a message"}});
+  // Lenient: a batch that mixes responses with requests or notifications is none of the
+  // forms 2025-03-26 allows, but every element can be processed.
+  if (auto problem = batch_problem(array)) invalid_message(in.text, *problem, {"stdio.batch"});
+  for (const auto& element : array) {
+    Json meta = in.meta.is_object() ? in.meta : Json::object();
+    meta["batch"] = array.size();
+    batch_.push_back(Incoming{Incoming::Kind::Line, safe_dump(element), 0, in.at, std::move(meta)});
+  }
 }
 
 bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   auto& transcript = run_.transcript;
   auto json = Json::parse(in.text, nullptr, false);
+  if (json.is_array()) {
+    on_array(in, json);
+    return false;
+  }
   if (json.is_discarded() || !json.is_object()) {
     if (in.text.find_first_not_of(" \t\r") == std::string::npos) {
       transcript.raw(Direction::ClientToServer, in.text, {}, {{"note", "blank line"}});
@@ -58,8 +103,9 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   }
   // `t` is when the frame was recorded; `arrived` when it was read from the client, the
   // time latencies are measured to (they differ when the server is busy, e.g. in a burst).
-  transcript.frame(Direction::ClientToServer, in.text, &json, 1,
-                   {{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}});
+  Json extra{{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}};
+  if (in.meta.is_object() && in.meta.contains("batch")) extra["batch"] = in.meta["batch"];
+  transcript.frame(Direction::ClientToServer, in.text, &json, 1, std::move(extra));
   ClientMessage msg{std::move(json), in.at, client_requests, in.meta, {}};
   const auto& j = msg.json;
   if (j.contains("method")) {

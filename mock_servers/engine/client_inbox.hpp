@@ -58,14 +58,23 @@ class ClientInbox {
   bool serving = false;                  // answer requests the default way as they come
   bool get_stream_open = false;          // HTTP: the client's listening stream is open
   bool client_gone = false;              // HTTP: no session or stream left
+  // The protocol version the handshake negotiated, once it did. At 2025-03-26 a line may be a
+  // JSON-RPC batch: each of its elements is then handled as a message of its own, in order
+  // (stdio; the HTTP host splits a batch POST itself).
+  std::optional<std::string> negotiated_version;
 
  private:
   Incoming next(Clock::time_point deadline);
   bool on_line(const Incoming& in, const Claim& claim);
-  void invalid_message(const std::string& text, const std::string& why);
+  // A line holding a JSON array: its elements queued as messages (a batch the negotiated
+  // version allows), or the line recorded as invalid.
+  void on_array(const Incoming& in, const Json& array);
+  void invalid_message(const std::string& text, const std::string& why,
+                       std::vector<std::string> spec = {"stdio.client-writes-only-messages"});
 
   Run& run_;
   std::optional<Incoming> stash_;  // arrived after the deadline of the pump that read it
+  std::deque<Incoming> batch_;     // the elements of a batch line, not handled yet
   bool eof_ = false;
   bool flood_recorded_ = false;
   bool invalid_recorded_ = false;

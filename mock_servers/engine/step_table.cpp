@@ -24,7 +24,7 @@ const std::vector<StepKind>& step_kinds() {
   using T = StepTransports;
   // clang-format off
   static const std::vector<StepKind> kinds = {
-      {"handshake", {}, T::Any, steps::parse_handshake},
+      {"handshake", {"as", "within", "check", "capabilities"}, T::Any, steps::parse_handshake},
       {"expect", {"as", "within", "check"}, T::Any, steps::parse_expect},
       {"send", {"label", "repeat", "write", "chunk", "on", "sse"}, T::Any, steps::parse_send},
       {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},
@@ -42,7 +42,7 @@ const std::vector<StepKind>& step_kinds() {
       {"serve_defaults", {}, T::Any, steps::parse_serve_defaults},
       {"await_get_stream", {"within"}, T::HttpOnly, steps::parse_await_get_stream},
       {"fail_next_post", {"with"}, T::HttpOnly, steps::parse_fail_next_post},
-      {"expect_post", {"http", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
+      {"expect_post", {"http", "preferred", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
   };
   // clang-format on
   return kinds;

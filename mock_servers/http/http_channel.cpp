@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 #include "engine/host.hpp"
@@ -119,11 +121,16 @@ void HttpChannel::record_http(const httplib::Request& req, int status, const std
 void HttpChannel::implicit_check(const HttpRule& rule, const std::string& actual) {
   {
     const std::lock_guard lock(mutex_);
-    if (!recorded_checks_.insert(std::string(rule.check)).second) return;  // once per case
+    // Once per case, or again when worse: a degraded check can still break.
+    const auto [it, first] = recorded_checks_.emplace(std::string(rule.check), rule.outcome);
+    if (!first) {
+      if (it->second == Outcome::Broken || rule.outcome != Outcome::Broken) return;
+      it->second = rule.outcome;
+    }
   }
   CheckRecord r;
   r.check = CheckDef{std::string(rule.check), rule.level, {std::string(rule.spec)}};
-  r.outcome = Outcome::Broken;
+  r.outcome = rule.outcome;
   r.expected = rule_expected(rule, options_.max_body_bytes);
   r.actual = actual;
   r.implicit = true;
@@ -223,7 +230,13 @@ SessionCheck HttpChannel::check_session(const httplib::Request& req) {
 
 std::optional<std::string> HttpChannel::take_fault(const Json& message) {
   const std::lock_guard lock(mutex_);
-  if (!fault_ || !matches(fault_->pattern, message, fault_->captures)) return std::nullopt;
+  if (!fault_) return std::nullopt;
+  // A batch matches when one of its messages does.
+  const auto elements = message.is_array() ? message : Json::array({message});
+  if (std::none_of(elements.begin(), elements.end(), [&](const Json& element) {
+        return matches(fault_->pattern, element, fault_->captures);
+      }))
+    return std::nullopt;
   auto with = fault_->with;
   fault_.reset();
   return with;
@@ -255,8 +268,38 @@ bool HttpChannel::fault_post(const httplib::Request& req, httplib::Response& res
   record_http(req, status, session, {{"fault", *fault}});
   auto meta = facts(req, status, session);
   meta["fault"] = *fault;
-  push(Incoming{Incoming::Kind::Line, body, 0, arrived, std::move(meta)});
+  if (*fault == "404" && !options_.legacy && !session.empty()) {
+    // A 404 says the session is gone: from now on it is, for every request that names it.
+    // The streams already open stay (a load balancer that routed one POST to an instance
+    // without the session does not cut the others).
+    bool ended = false;
+    {
+      const std::lock_guard lock(mutex_);
+      ended = sessions_.end(session, "fail_next_post answered a POST with 404");
+    }
+    if (ended) {
+      transcript_.event("session " + session +
+                            " ended by the server (the 404 fault): requests that name it get 404 "
+                            "from now on; the streams already open stay",
+                        {{"session", session}});
+    }
+  }
+  push_messages(message, body, std::move(meta), arrived);
   return true;
+}
+
+void HttpChannel::push_messages(const Json& message, const std::string& body, Json meta,
+                                Clock::time_point arrived) {
+  if (!message.is_array()) {
+    push(Incoming{Incoming::Kind::Line, body, 0, arrived, std::move(meta)});
+    return;
+  }
+  transcript_.raw(Direction::ClientToServer, shorten(body, 1024), body.size(),
+                  {{"note", "a JSON-RPC batch of " + std::to_string(message.size()) +
+                                " (revision 2025-03-26): each element follows as a message"}});
+  meta["batch"] = message.size();
+  for (const auto& element : message)
+    push(Incoming{Incoming::Kind::Line, safe_dump(element), 0, arrived, meta});
 }
 
 // ---- streams ----

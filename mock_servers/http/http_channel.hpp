@@ -65,22 +65,25 @@ class HttpChannel : public Channel {
   bool arm_post_fault(const PostFault& fault) override;
 
  private:
-  // A client request POSTed to /mcp, waiting for the script's answer.
+  // A client request POSTed to /mcp (or, 2025-03-26, a batch holding requests), waiting for
+  // the script's answers.
   struct Exchange {
-    Json id;
-    std::string key;  // compact JSON of the id
+    Json id;                     // the (first) request's id
+    std::string key;             // compact JSON of it: names the POST's stream, "post:<key>"
+    std::set<std::string> open;  // keys of the requests still unanswered
     std::string session;
     bool initialize = false;
     enum class Mode { Undecided, Json, Sse } mode = Mode::Undecided;
     std::string json_body;
     std::shared_ptr<SseStream> stream;
-    bool answered = false;
+    bool answered = false;  // every request has its response
   };
   struct Target {
     std::shared_ptr<Exchange> exchange;  // set when the frame goes to a POST
     std::shared_ptr<SseStream> stream;
     std::string name;
-    bool finishes = false;  // the frame is the POST's response: its stream ends after it
+    std::string answers;    // the key of the POST's request the frame responds to, if any
+    bool finishes = false;  // the frame is the POST's last response: its stream ends after it
     std::string error;      // no stream to send on
   };
 
@@ -111,13 +114,20 @@ class HttpChannel : public Channel {
               const std::string& session, const std::string& body = {});
   void record_http(const httplib::Request& req, int status, const std::string& session,
                    Json extra = Json::object());
-  // Records `rule`'s implicit check as broken, once per case.
+  // Records `rule`'s implicit check with the rule's outcome, once per case, or again when a
+  // later request breaks it worse (degraded, then broken).
   void implicit_check(const HttpRule& rule, const std::string& actual);
   // The request broke a rule: a rule that refuses answers with its status (true: the request
   // ends here); any other is recorded and the request goes on, as a lenient server lets it.
   bool broke(const httplib::Request& req, httplib::Response& res, const Rejection& rule,
              const std::string& session, const std::string& body = {});
   Json facts(const httplib::Request& req, int status, const std::string& session) const;
+  // Hands the POST's message to the script, or each message of a batch, in order, with the
+  // request's HTTP facts (`meta`; a batch adds "batch": its size).
+  void push_messages(const Json& message, const std::string& body, Json meta,
+                     Clock::time_point arrived);
+  // A batch POSTed to a session (2025-03-26 only): nullopt when it may go on, else why not.
+  std::optional<Rejection> check_batch(const Json& batch, const std::string& session);
   // An armed fault matching `message`, consumed; nullopt when none matches.
   std::optional<std::string> take_fault(const Json& message);
   void apply_fault(const httplib::Request& req, httplib::Response& res, const std::string& with);
@@ -146,8 +156,8 @@ class HttpChannel : public Channel {
   std::mutex mutex_;
   std::condition_variable decided_;  // an Exchange's mode was decided, or stopping
   HttpSessions sessions_;
-  std::list<std::shared_ptr<Exchange>> pending_;  // unanswered requests, oldest first
-  std::set<std::string> recorded_checks_;
+  std::list<std::shared_ptr<Exchange>> pending_;    // unanswered requests, oldest first
+  std::map<std::string, Outcome> recorded_checks_;  // implicit checks recorded, and how
   std::optional<PostFault> fault_;
   std::size_t open_streams_ = 0;
 

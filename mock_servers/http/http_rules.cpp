@@ -1,6 +1,7 @@
 #include "http/http_rules.hpp"
 
 #include "core/jsonrpc.hpp"
+#include "core/scenario.hpp"
 #include "core/text.hpp"
 
 namespace mcpping {
@@ -9,9 +10,16 @@ namespace {
 
 constexpr std::string_view kValidMessage =
     "every POST body is one JSON-RPC request, notification or response";
+constexpr std::string_view kValidBatch =
+    "every POST body is one JSON-RPC request, notification or response, or (2025-03-26) a batch "
+    "of requests and notifications, or of responses";
+constexpr std::string_view kProtocolVersion =
+    "every request after initialize carries MCP-Protocol-Version, with the negotiated version";
 
 // In HttpRuleId order. Header rules do not refuse: a client whose pong lacks a header fails
-// that header's check, and its pong is still judged (docs/verdicts.md, "Isolation").
+// that header's check, and its pong is still judged (docs/verdicts.md, "Isolation"). A
+// protocol version the server does not support is refused with 400, as the transports page
+// requires of servers and the SDK servers do.
 constexpr HttpRule kRules[] = {
     {HttpRuleId::BodyTooLarge, true, 413, "http:body-too-large", Level::Info, "http.post-body-json",
      "POST bodies of at most {max} bytes"},
@@ -19,24 +27,40 @@ constexpr HttpRule kRules[] = {
      kValidMessage},
     {HttpRuleId::NotMessage, true, 400, "transport:valid-message", Level::Must,
      "http.post-body-json", kValidMessage},
+    {HttpRuleId::BadBatch, true, 400, "transport:valid-message", Level::Must,
+     "http.post-body-batch", kValidBatch},
+    {HttpRuleId::BatchedInitialize, true, 400, "transport:valid-message", Level::Must,
+     "lifecycle.initialize-not-batched", kValidBatch},
+    {HttpRuleId::MixedBatch, false, 400, "transport:valid-message", Level::Must,
+     "http.post-body-batch", kValidBatch},
     {HttpRuleId::NoSessionHeader, false, 400, "http:session-id", Level::Must, "http.session-header",
      "every request after initialize carries the Mcp-Session-Id the server issued"},
     {HttpRuleId::UnknownSession, true, 404, "", Level::Must, "", ""},
     {HttpRuleId::ProtocolVersion, false, 400, "http:protocol-version", Level::Must,
-     "http.protocol-version-header",
-     "every request after initialize carries MCP-Protocol-Version with the negotiated version"},
+     "http.protocol-version-header", kProtocolVersion},
+    {HttpRuleId::OtherVersion, false, 400, "http:protocol-version", Level::Must,
+     "http.protocol-version-negotiated", kProtocolVersion, Outcome::Degraded},
+    {HttpRuleId::UnsupportedVersion, true, 400, "http:protocol-version", Level::Must,
+     "http.protocol-version-header", kProtocolVersion},
     {HttpRuleId::PostAccept, false, 406, "http:accept", Level::Must, "http.accept-both",
      "a POST lists both application/json and text/event-stream in Accept"},
     {HttpRuleId::GetAccept, false, 406, "http:accept", Level::Must, "http.accept-both",
      "a GET lists text/event-stream in Accept"},
-    {HttpRuleId::ContentType, false, 415, "http:content-type", Level::Should, "http.post-body-json",
-     "a POST body is JSON (Content-Type: application/json)"},
+    {HttpRuleId::ContentType, false, 415, "http:content-type", Level::Should,
+     "rfc9110.content-type", "a POST body comes with Content-Type: application/json"},
     {HttpRuleId::NoSessionParam, true, 400, "", Level::Must, "", ""},
     // The session rules start once a session exists: a probe before initialize (an early GET)
     // is refused as real servers refuse it, and noted, not failed.
     {HttpRuleId::BeforeSession, true, 400, "http:before-initialize", Level::Info,
      "lifecycle.init-first", "initialize is the client's first request"},
 };
+
+constexpr bool rows_in_order() {
+  for (std::size_t i = 0; i < std::size(kRules); ++i)
+    if (static_cast<std::size_t>(kRules[i].id) != i) return false;
+  return true;
+}
+static_assert(rows_in_order(), "kRules rows must be in HttpRuleId order");
 
 std::string header_or_none(const httplib::Request& req, const char* name) {
   return req.has_header(name) ? req.get_header_value(name) : std::string("(none)");
@@ -56,6 +80,8 @@ bool is_single_message(const nlohmann::json& m) {
 
 const HttpRule& http_rule(HttpRuleId id) { return kRules[static_cast<std::size_t>(id)]; }
 
+std::string supported_versions_text() { return join(known_revisions(), ", "); }
+
 std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes) {
   std::string text(rule.expected);
   if (const auto at = text.find("{max}"); at != std::string::npos)
@@ -72,6 +98,8 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::BeforeSession:
       return request + " before initialize: " + note;
     case HttpRuleId::ProtocolVersion:
+    case HttpRuleId::OtherVersion:
+    case HttpRuleId::UnsupportedVersion:
       return request + ": " + note;
     case HttpRuleId::PostAccept:
     case HttpRuleId::GetAccept:
@@ -80,6 +108,9 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
       return "Content-Type: " + header_or_none(req, "Content-Type");
     case HttpRuleId::NotJson:
     case HttpRuleId::NotMessage:
+    case HttpRuleId::BadBatch:
+    case HttpRuleId::BatchedInitialize:
+    case HttpRuleId::MixedBatch:
       return note + ": " + shorten(body, 200);
     case HttpRuleId::BodyTooLarge:
     case HttpRuleId::UnknownSession:

@@ -15,17 +15,22 @@
 namespace mcpping {
 
 enum class HttpRuleId {
-  BodyTooLarge,     // a POST body over the cap
-  NotJson,          // a POST body that is not JSON
-  NotMessage,       // JSON, but not one request, notification or response
-  NoSessionHeader,  // no Mcp-Session-Id after initialize
-  UnknownSession,   // an unknown or deleted session id (a client re-initializes: no check)
-  ProtocolVersion,  // MCP-Protocol-Version missing or not the negotiated one
-  PostAccept,       // a POST whose Accept lacks application/json or text/event-stream
-  GetAccept,        // a GET whose Accept lacks text/event-stream
-  ContentType,      // a POST whose media type is not application/json
-  NoSessionParam,   // legacy: a POST /message without ?sessionId (no check)
-  BeforeSession,    // a request other than initialize before any session exists
+  BodyTooLarge,        // a POST body over the cap
+  NotJson,             // a POST body that is not JSON
+  NotMessage,          // JSON, but not one request, notification or response (nor a batch)
+  BadBatch,            // 2025-03-26: a batch that is empty or holds a non-message
+  BatchedInitialize,   // 2025-03-26: a batch holding initialize
+  MixedBatch,          // 2025-03-26: responses batched with requests or notifications
+  NoSessionHeader,     // no Mcp-Session-Id after initialize
+  UnknownSession,      // an unknown or ended session id (a client re-initializes: no check)
+  ProtocolVersion,     // MCP-Protocol-Version missing
+  OtherVersion,        // MCP-Protocol-Version a version the server supports, not the negotiated
+  UnsupportedVersion,  // MCP-Protocol-Version a version the server does not support
+  PostAccept,          // a POST whose Accept lacks application/json or text/event-stream
+  GetAccept,           // a GET whose Accept lacks text/event-stream
+  ContentType,         // a POST without Content-Type, or whose media type is not JSON
+  NoSessionParam,      // legacy: a POST /message without ?sessionId (no check)
+  BeforeSession,       // a request other than initialize before any session exists
 };
 
 struct HttpRule {
@@ -38,6 +43,9 @@ struct HttpRule {
   Level level;
   std::string_view spec;      // key into fixtures/spec-references.json
   std::string_view expected;  // the check's Expected; "{max}" stands for the body cap
+  // What breaking it records: broken, or degraded when the rule is met in a lesser way (a
+  // protocol-version header the server supports but did not negotiate).
+  Outcome outcome = Outcome::Broken;
 };
 
 // A request that broke a rule: why (for the transcript) and, when the rule refuses it, the
@@ -56,6 +64,9 @@ nlohmann::json rpc_error(int code, const std::string& message);
 bool is_routable_response(const nlohmann::json& message);
 // One JSON-RPC request, notification or routable response: what a POST body must hold.
 bool is_single_message(const nlohmann::json& message);
+
+// The protocol versions the mock server supports: every revision the suite knows.
+std::string supported_versions_text();
 
 // The row of `id`.
 const HttpRule& http_rule(HttpRuleId id);

@@ -27,9 +27,10 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
   }
   const bool response = message.is_object() && is_routable_response(message);
   const auto key = response ? safe_dump(message["id"]) : std::string();
+  // The POST whose request (one of a batch's) with id `k` is still unanswered.
   auto exchange = [&](const std::string& k) -> std::shared_ptr<Exchange> {
     for (auto& ex : pending_)
-      if (ex->key == k && !ex->answered) return ex;
+      if (!ex->answered && ex->open.count(k)) return ex;
     return nullptr;
   };
   std::shared_ptr<Exchange> ex;
@@ -64,7 +65,10 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
   }
   t.exchange = ex;
   t.name = "post:" + ex->key;
-  t.finishes = response && key == ex->key;
+  if (response && ex->open.count(key)) {
+    t.answers = key;
+    t.finishes = ex->open.size() == 1;
+  }
   return t;
 }
 
@@ -110,6 +114,7 @@ SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendO
       p.name = t.name;
       if (t.exchange) {
         auto& ex = *t.exchange;
+        if (!t.answers.empty()) ex.open.erase(t.answers);
         if (t.finishes) {
           ex.answered = true;
           if (ex.initialize) sessions_.note_initialize_result(ex.session, message);

@@ -26,12 +26,24 @@ std::string HttpSessions::create_legacy(std::shared_ptr<SseStream> stream) {
   return id;
 }
 
+namespace {
+
+// Why a request that names `session` gets 404.
+std::string gone_note(const std::string& id, const HttpSession* session) {
+  const auto quoted = "\"" + shorten(id, 80) + "\"";
+  if (!session) return "unknown session " + quoted;
+  if (session->deleted) return "session " + quoted + " was deleted by the client";
+  return "session " + quoted + " was ended by the server (" + session->ended + ")";
+}
+
+}  // namespace
+
 SessionCheck HttpSessions::check(const httplib::Request& req) const {
   SessionCheck out;
   if (!req.has_header("Mcp-Session-Id")) {
     // Lenient: a request without the header belongs to the latest session, if it is live.
     const auto latest = sessions_.find(latest_);
-    if (latest != sessions_.end() && !latest->second.deleted) out.session = latest_;
+    if (latest != sessions_.end() && !latest->second.gone()) out.session = latest_;
     if (sessions_.empty()) {
       out.broken.push_back(Rejection{HttpRuleId::BeforeSession, "no session exists yet",
                                      rpc_error(-32000, "Bad Request: Server not initialized")});
@@ -39,7 +51,7 @@ SessionCheck HttpSessions::check(const httplib::Request& req) const {
     }
     if (out.session.empty()) {
       out.broken.push_back(Rejection{HttpRuleId::UnknownSession,
-                                     "no Mcp-Session-Id, and the latest session was deleted",
+                                     "no Mcp-Session-Id, and the latest session is gone",
                                      rpc_error(-32001, "Session not found")});
       return out;
     } else {
@@ -48,28 +60,41 @@ SessionCheck HttpSessions::check(const httplib::Request& req) const {
   } else {
     const auto id = req.get_header_value("Mcp-Session-Id");
     const auto it = sessions_.find(id);
-    if (it == sessions_.end() || it->second.deleted) {
+    if (it == sessions_.end() || it->second.gone()) {
       out.broken.push_back(Rejection{HttpRuleId::UnknownSession,
-                                     "unknown or deleted session \"" + shorten(id, 80) + "\"",
+                                     gone_note(id, it == sessions_.end() ? nullptr : &it->second),
                                      rpc_error(-32001, "Session not found")});
       return out;
     }
     out.session = id;
   }
+  // The header exists from 2025-06-18 on: the rule applies when the session negotiated it.
   const auto& negotiated = sessions_.at(out.session).protocol_version;
   const auto from = revision_index("2025-06-18");
   const auto index = negotiated ? revision_index(*negotiated) : std::nullopt;
-  if (index && from && *index >= *from) {
-    if (!req.has_header("MCP-Protocol-Version")) {
-      out.broken.push_back(
-          Rejection{HttpRuleId::ProtocolVersion,
-                    "no MCP-Protocol-Version header (negotiated " + *negotiated + ")"});
-    } else if (const auto sent = req.get_header_value("MCP-Protocol-Version");
-               sent != *negotiated) {
-      out.broken.push_back(
-          Rejection{HttpRuleId::ProtocolVersion,
-                    "MCP-Protocol-Version " + shorten(sent, 80) + ", negotiated " + *negotiated});
-    }
+  if (!index || !from || *index < *from) return out;
+  if (!req.has_header("MCP-Protocol-Version")) {
+    out.broken.push_back(
+        Rejection{HttpRuleId::ProtocolVersion,
+                  "no MCP-Protocol-Version header (negotiated " + *negotiated + ")"});
+    return out;
+  }
+  const auto sent = req.get_header_value("MCP-Protocol-Version");
+  if (sent == *negotiated) return out;
+  if (revision_index(sent)) {
+    out.broken.push_back(Rejection{HttpRuleId::OtherVersion,
+                                   "MCP-Protocol-Version " + shorten(sent, 80) +
+                                       ", a version this server supports, but the negotiated one "
+                                       "is " +
+                                       *negotiated});
+  } else {
+    // As the TypeScript SDK's server answers it (webStandardStreamableHttp.js).
+    out.broken.push_back(Rejection{
+        HttpRuleId::UnsupportedVersion,
+        "MCP-Protocol-Version " + shorten(sent, 80) +
+            ", a version this server does not support (negotiated " + *negotiated + ")",
+        rpc_error(-32000, "Bad Request: Unsupported protocol version: " + shorten(sent, 80) +
+                              " (supported versions: " + supported_versions_text() + ")")});
   }
   return out;
 }
@@ -82,17 +107,32 @@ void HttpSessions::note_initialize_result(const std::string& session,
     sessions_[session].protocol_version = result["protocolVersion"].get<std::string>();
 }
 
+std::optional<std::string> HttpSessions::negotiated(const std::string& session) const {
+  const auto it = sessions_.find(session);
+  if (it == sessions_.end()) return std::nullopt;
+  return it->second.protocol_version;
+}
+
+bool HttpSessions::end(const std::string& session, const std::string& why) {
+  const auto it = sessions_.find(session);
+  if (it == sessions_.end() || it->second.gone()) return false;
+  it->second.ended = why;
+  return true;
+}
+
 bool HttpSessions::connected(bool legacy) const {
   for (const auto& [id, s] : sessions_) {
-    if (legacy ? (s.stream && !s.stream->ended()) : !s.deleted) return true;
+    if (legacy ? (s.stream && !s.stream->ended()) : !s.gone()) return true;
   }
-  return false;
+  const auto latest = sessions_.find(latest_);
+  return !legacy && latest != sessions_.end() && !latest->second.deleted &&
+         !latest->second.ended.empty();
 }
 
 std::shared_ptr<SseStream> HttpSessions::latest_get_stream() const {
   std::shared_ptr<SseStream> found;
   for (const auto& [id, s] : sessions_)
-    if (!s.deleted && s.stream && !s.stream->ended()) found = s.stream;
+    if (!s.gone() && s.stream && !s.stream->ended()) found = s.stream;
   return found;
 }
 

@@ -18,8 +18,12 @@ namespace mcpping {
 struct HttpSession {
   std::string id;
   std::optional<std::string> protocol_version;  // negotiated, from the initialize result
-  bool deleted = false;
-  std::shared_ptr<SseStream> stream;  // GET listening stream (legacy: the SSE stream)
+  bool deleted = false;                         // the client deleted it (DELETE)
+  std::string ended;                            // why the server ended it; "" while it lives
+  std::shared_ptr<SseStream> stream;            // GET listening stream (legacy: the SSE stream)
+
+  // Deleted or ended: requests that name it get 404.
+  bool gone() const { return deleted || !ended.empty(); }
 };
 
 // What the session rules say about a request: its session and the rules it broke (a rule
@@ -46,8 +50,16 @@ class HttpSessions {
 
   // Remembers the protocolVersion of an initialize result sent for `session`.
   void note_initialize_result(const std::string& session, const nlohmann::json& message);
+  // The version negotiated for `session`, if any.
+  std::optional<std::string> negotiated(const std::string& session) const;
+
+  // The server ends `session` ("The server MAY terminate the session at any time, after which
+  // it MUST respond to requests containing that session ID with HTTP 404 Not Found"): later
+  // requests naming it get 404. Streams already open stay open. False if it is unknown.
+  bool end(const std::string& session, const std::string& why);
 
   // Whether the client is still connected: a session not deleted (legacy: an SSE stream open).
+  // A latest session the server ended counts: its client is expected to start a new one.
   bool connected(bool legacy) const;
 
   // The open listening stream of the most recent session that has one, or null.

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/jsonrpc.hpp"
+#include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "http/http_channel.hpp"
 
@@ -25,6 +26,27 @@ std::string media_type(const std::string& content_type) {
 
 }  // namespace
 
+std::optional<Rejection> HttpChannel::check_batch(const Json& batch, const std::string& session) {
+  std::optional<std::string> version;
+  {
+    const std::lock_guard lock(mutex_);
+    version = sessions_.negotiated(session);
+  }
+  if (!version || !revision_has_batches(*version)) {
+    return Rejection{HttpRuleId::NotMessage,
+                     "a JSON array (a batch), but batches exist only in revision 2025-03-26 "
+                     "(negotiated: " +
+                         version.value_or("none") + ")",
+                     rpc_error(-32600, "Invalid Request")};
+  }
+  if (auto problem = batch_problem(batch, /*mixed_ok=*/true)) {
+    return Rejection{
+        *problem == kBatchedInitialize ? HttpRuleId::BatchedInitialize : HttpRuleId::BadBatch,
+        "an invalid batch: " + *problem, rpc_error(-32600, "Invalid Request")};
+  }
+  return std::nullopt;
+}
+
 void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& res,
                               const httplib::ContentReader& reader) {
   const auto body = read_body(req, reader);
@@ -35,27 +57,34 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
                             "body over " + std::to_string(options_.max_body_bytes) + " bytes"},
                   {});
   }
+  // Whatever its Content-Type says (none, text/plain): the body is read as JSON, as RFC 9110
+  // lets a recipient "examine the data to determine its type"; the label is judged below.
   const auto message = Json::parse(*body, nullptr, false);
   if (message.is_discarded())
     return reject(
         req, res,
         Rejection{HttpRuleId::NotJson, "the body is not JSON", rpc_error(-32700, "Parse error")},
         {}, *body);
-  if (!is_single_message(message)) {
-    const auto note = message.is_array()
-                          ? std::string("a JSON array (a batch; this server takes single messages)")
-                          : "not a JSON-RPC request, notification or response";
-    return reject(req, res,
-                  Rejection{HttpRuleId::NotMessage, note, rpc_error(-32600, "Invalid Request")}, {},
-                  *body);
+  const bool batch = message.is_array();
+  if (!batch && !is_single_message(message)) {
+    return reject(
+        req, res,
+        Rejection{HttpRuleId::NotMessage, "not a JSON-RPC request, notification or response",
+                  rpc_error(-32600, "Invalid Request")},
+        {}, *body);
   }
-  const bool initialize = is_request(message) && method_of(message) == "initialize";
+  const bool initialize = !batch && is_request(message) && method_of(message) == "initialize";
   std::string session;
   if (!initialize) {
     const auto checked = check_session(req);
     session = checked.session;
     for (const auto& broken : checked.broken)
       if (broke(req, res, broken, session, *body)) return;
+  }
+  // A batch exists in the session's negotiated revision or not at all (2025-03-26 only).
+  if (batch) {
+    if (auto refused = check_batch(message, session))
+      return reject(req, res, *refused, session, *body);
   }
   const auto accept = lower(req.get_header_value("Accept"));
   if (accept.find("application/json") == std::string::npos ||
@@ -67,29 +96,44 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
       return;
   }
   if (media_type(req.get_header_value("Content-Type")) != "application/json") {
-    if (broke(req, res, Rejection{HttpRuleId::ContentType, "Content-Type is not application/json"},
-              session, *body))
-      return;
+    const auto note =
+        req.has_header("Content-Type") ? "Content-Type is not application/json" : "no Content-Type";
+    if (broke(req, res, Rejection{HttpRuleId::ContentType, note}, session, *body)) return;
+  }
+  if (batch) {
+    // Lenient: responses batched with requests or notifications fit none of the three forms,
+    // but each can be processed.
+    if (auto mixed = batch_problem(message)) {
+      if (broke(req, res, Rejection{HttpRuleId::MixedBatch, "an invalid batch: " + *mixed}, session,
+                *body))
+        return;
+    }
   }
 
   const auto arrived = Clock::now();
   if (fault_post(req, res, message, *body, session, arrived)) return;
-  if (!is_request(message)) {
+  std::vector<Json> requests;  // what the POST's answer must carry a response to, in order
+  for (const auto& element : batch ? message : Json::array({message}))
+    if (is_request(element)) requests.push_back(element["id"]);
+  if (requests.empty()) {
     res.status = 202;
     record_http(req, 202, session);
-    return push(Incoming{Incoming::Kind::Line, *body, 0, arrived, facts(req, 202, session)});
+    return push_messages(message, *body, facts(req, 202, session), arrived);
   }
   if (!admit_stream(req, res, session)) return;
 
   auto ex = std::make_shared<Exchange>();
-  ex->id = message["id"];
+  ex->id = requests.front();
   ex->key = safe_dump(ex->id);
+  for (const auto& id : requests) ex->open.insert(safe_dump(id));
   ex->initialize = initialize;
   {
     const std::lock_guard lock(mutex_);
     if (initialize) session = sessions_.create();
     ex->session = session;
-    if (options_.post_always_sse) decide_sse_locked(*ex);
+    // A batch's responses go on a stream, one event each ("The server MUST either return
+    // Content-Type: text/event-stream ... or Content-Type: application/json").
+    if (options_.post_always_sse || batch) decide_sse_locked(*ex);
     pending_.push_back(ex);
   }
   if (initialize) {
@@ -97,7 +141,7 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
     push_event("session-started", {{"session", session}, {"connected", true}});
   }
   record_http(req, 200, session);
-  push(Incoming{Incoming::Kind::Line, *body, 0, arrived, facts(req, 200, session)});
+  push_messages(message, *body, facts(req, 200, session), arrived);
 
   std::unique_lock lock(mutex_);
   decided_.wait_until(lock, options_.deadline + std::chrono::seconds(3),

@@ -3,238 +3,18 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <atomic>
-#include <condition_variable>
-#include <future>
-#include <mutex>
 #include <set>
 #include <thread>
 
-#include "engine/interpreter.hpp"
-#include "http/http_channel.hpp"
-#include "test_support.hpp"
+#include "http_harness.hpp"
 
 namespace mcpping {
 namespace {
 
+using namespace test::http;
 using test::check_def;
 using test::find_check;
 using test::records_of;
-
-constexpr auto kBound = std::chrono::seconds(10);
-const Json kAcceptBoth = "application/json, text/event-stream";
-
-// The server and the interpreter running the script, on their own thread.
-class Harness {
- public:
-  explicit Harness(const Json& script, const std::string& transport = "streamable-http",
-                   const Json& http = Json::object(),
-                   const std::map<std::string, double>& timeouts = {})
-      : resolved_(make(script, transport, http, timeouts)) {
-    HttpOptions options;
-    options.legacy = transport == "sse";
-    options.post_always_sse = resolved_["http"].value("post_responses", "auto") == "sse";
-    options.deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(
-                                          resolved_["timeouts"]["case_deadline_ms"].get<double>()));
-    channel_ = std::make_unique<HttpChannel>(transcript_, options);
-    channel_->start();
-    run_ = std::async(std::launch::async, [this] {
-      Interpreter interpreter(resolved_, *channel_, transcript_);
-      return interpreter.run();
-    });
-  }
-  ~Harness() {
-    channel_->stop();
-    if (run_.valid()) run_.wait_for(kBound);
-  }
-
-  int port() const { return channel_->port(); }
-  // Waits (bounded) for the interpreter to end; its `end` reason.
-  std::string finish() {
-    if (run_.wait_for(kBound) != std::future_status::ready) return "still running";
-    return run_.get();
-  }
-  std::vector<Json> records() const { return transcript_.records(); }
-  HttpChannel& channel() { return *channel_; }
-
- private:
-  static Json make(const Json& script, const std::string& transport, const Json& http,
-                   const std::map<std::string, double>& timeouts) {
-    auto r = test::make_resolved(script, timeouts, transport);
-    if (!http.empty()) r["http"] = http;
-    validate_resolved_script(r, "test");
-    return r;
-  }
-
-  Json resolved_;
-  Transcript transcript_;
-  std::unique_ptr<HttpChannel> channel_;
-  std::future<std::string> run_;
-};
-
-httplib::Headers headers(const std::string& session = {}, const std::string& version = {}) {
-  httplib::Headers h{{"Accept", kAcceptBoth.get<std::string>()}};
-  if (!session.empty()) h.emplace("Mcp-Session-Id", session);
-  if (!version.empty()) h.emplace("MCP-Protocol-Version", version);
-  return h;
-}
-
-Json initialize_request(const std::string& version = "2025-11-25") {
-  return {{"jsonrpc", "2.0"},
-          {"id", 1},
-          {"method", "initialize"},
-          {"params",
-           {{"protocolVersion", version},
-            {"capabilities", Json::object()},
-            {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}};
-}
-const Json kInitialized = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-
-Json call_request(int id) {
-  return {{"jsonrpc", "2.0"},
-          {"id", id},
-          {"method", "tools/call"},
-          {"params", {{"name", "echo"}, {"arguments", {{"text", "hi"}}}}}};
-}
-
-// Reads one streaming response (POST or GET) on its own thread; tests wait for bytes.
-class StreamReader {
- public:
-  StreamReader(int port, std::string method, std::string path, httplib::Headers hdrs,
-               std::string body = {})
-      : client_("127.0.0.1", port) {
-    client_.set_read_timeout(10, 0);
-    thread_ = std::thread([this, method = std::move(method), path = std::move(path),
-                           hdrs = std::move(hdrs), body = std::move(body)] {
-      httplib::Request req;
-      req.method = method;
-      req.path = path;
-      req.headers = hdrs;
-      if (!body.empty()) {
-        req.body = body;
-        req.set_header("Content-Type", "application/json");
-      }
-      req.response_handler = [this](const httplib::Response& res) {
-        const std::lock_guard lock(mutex_);
-        status_ = res.status;
-        response_headers_ = res.headers;
-        cv_.notify_all();
-        return true;
-      };
-      req.content_receiver = [this](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-        const std::lock_guard lock(mutex_);
-        bytes_.append(data, n);
-        ++chunks_;
-        cv_.notify_all();
-        return true;
-      };
-      httplib::Response res;
-      httplib::Error error = httplib::Error::Success;
-      client_.send(req, res, error);
-      const std::lock_guard lock(mutex_);
-      ended_ = true;
-      if (status_ == 0) status_ = res.status;
-      if (bytes_.empty()) bytes_ = res.body;
-      cv_.notify_all();
-    });
-  }
-  ~StreamReader() {
-    client_.stop();
-    thread_.join();
-  }
-  // The bytes once they contain `text` (or whatever came within the bound).
-  std::string wait_for(const std::string& text) {
-    std::unique_lock lock(mutex_);
-    cv_.wait_for(lock, kBound, [&] { return bytes_.find(text) != std::string::npos || ended_; });
-    return bytes_;
-  }
-  std::string wait_end() {
-    std::unique_lock lock(mutex_);
-    cv_.wait_for(lock, kBound, [&] { return ended_; });
-    return bytes_;
-  }
-  int status() {
-    std::unique_lock lock(mutex_);
-    cv_.wait_for(lock, kBound, [&] { return status_ != 0 || ended_; });
-    return status_;
-  }
-  std::string header(const std::string& name) {
-    status();
-    const std::lock_guard lock(mutex_);
-    const auto it = response_headers_.find(name);
-    return it == response_headers_.end() ? std::string() : it->second;
-  }
-
- private:
-  httplib::Client client_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::string bytes_;
-  std::size_t chunks_ = 0;
-  int status_ = 0;
-  httplib::Headers response_headers_;
-  bool ended_ = false;
-};
-
-// A simple client for one-shot requests.
-struct Client {
-  explicit Client(int port) : cli("127.0.0.1", port) { cli.set_read_timeout(10, 0); }
-  httplib::Result post(const Json& body, const httplib::Headers& h,
-                       const std::string& path = "/mcp") {
-    return cli.Post(path.c_str(), h, body.dump(), "application/json");
-  }
-  httplib::Client cli;
-};
-
-// Initialize + initialized; returns the session id.
-std::string handshake(Harness& h, const std::string& version = "2025-11-25") {
-  Client c(h.port());
-  auto init = c.post(initialize_request(version), headers());
-  EXPECT_TRUE(init);
-  if (!init) return {};
-  EXPECT_EQ(init->status, 200);
-  EXPECT_EQ(init->get_header_value("Content-Type"), "application/json");
-  auto session = init->get_header_value("Mcp-Session-Id");
-  EXPECT_FALSE(session.empty());
-  auto ack = c.post(kInitialized, headers(session, version));
-  EXPECT_TRUE(ack);
-  if (ack) {
-    EXPECT_EQ(ack->status, 202);
-  }
-  return session;
-}
-
-void delete_session(Harness& h, const std::string& session) {
-  Client c(h.port());
-  auto res = c.cli.Delete("/mcp", headers(session, "2025-11-25"));
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 200);
-}
-
-// The JSON data of every `data:` line in `bytes` that parses.
-std::vector<Json> data_messages(const std::string& bytes) {
-  std::vector<Json> out;
-  std::size_t pos = 0;
-  while ((pos = bytes.find("data: ", pos)) != std::string::npos) {
-    const auto end = bytes.find('\n', pos);
-    auto json = Json::parse(bytes.substr(pos + 6, end - pos - 6), nullptr, false);
-    if (!json.is_discarded()) out.push_back(json);
-    pos = end;
-  }
-  return out;
-}
-
-Json ping_frame(const std::string& id) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", "ping"}};
-}
-Json pong(const std::string& id) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", Json::object()}};
-}
-
-Json expect_call() {
-  return {{"expect", {{"method", "tools/call"}}}, {"as", "call"}, {"check", check_def("call")}};
-}
 
 TEST(HttpServer, PingOnThePostStreamIsAnsweredByASeparatePostGetting202) {
   Harness h(Json::array({{{"handshake", Json::object()}},
@@ -358,89 +138,6 @@ TEST(HttpServer, AwaitGetStreamWithoutOneIsUnsupported) {
         << "the script stopped before its send";
 }
 
-// A lenient server: what it cannot process or attribute is refused with its status; a
-// missing or wrong header is recorded as the rule's check and the request goes on, so a pong
-// that lacks a header is still judged as a pong.
-TEST(HttpServer, RequestValidationStatusesAndImplicitChecks) {
-  Harness h(Json::array({{{"handshake", Json::object()}}}));
-  const auto session = handshake(h);
-  Client c(h.port());
-  auto no_session = c.post(call_request(5), headers({}, "2025-11-25"));
-  ASSERT_TRUE(no_session);
-  EXPECT_EQ(no_session->status, 200);  // attributed to the only session
-  auto unknown = c.post(call_request(6), headers("no-such-session", "2025-11-25"));
-  ASSERT_TRUE(unknown);
-  EXPECT_EQ(unknown->status, 404);
-  auto wrong_version = c.post(call_request(7), headers(session, "2025-03-26"));
-  ASSERT_TRUE(wrong_version);
-  EXPECT_EQ(wrong_version->status, 200);
-  auto no_version = c.post(call_request(8), headers(session));
-  ASSERT_TRUE(no_version);
-  EXPECT_EQ(no_version->status, 200);
-  auto garbage =
-      c.cli.Post("/mcp", headers(session, "2025-11-25"), "{not json", "application/json");
-  ASSERT_TRUE(garbage);
-  EXPECT_EQ(garbage->status, 400);
-  const auto error = Json::parse(garbage->body);
-  EXPECT_EQ(error["error"]["code"], -32700);
-  EXPECT_FALSE(error.contains("id"));
-  httplib::Headers json_only{{"Accept", "application/json"},
-                             {"Mcp-Session-Id", session},
-                             {"MCP-Protocol-Version", "2025-11-25"}};
-  auto json_accept = c.post(call_request(9), json_only);
-  ASSERT_TRUE(json_accept);
-  EXPECT_EQ(json_accept->status, 200);
-  auto text =
-      c.cli.Post("/mcp", headers(session, "2025-11-25"), call_request(10).dump(), "text/plain");
-  ASSERT_TRUE(text);
-  EXPECT_EQ(text->status, 200);
-  auto big = c.cli.Post("/mcp", headers(session, "2025-11-25"), std::string((4u << 20) + 1, ' '),
-                        "application/json");
-  ASSERT_TRUE(big);
-  EXPECT_EQ(big->status, 413);
-  delete_session(h, session);
-  EXPECT_EQ(h.finish(), "eof");
-
-  const auto records = h.records();
-  EXPECT_EQ(find_check(records, "http:session-id")["outcome"], "broken");
-  EXPECT_EQ(find_check(records, "http:session-id")["implicit"], true);
-  EXPECT_EQ(find_check(records, "http:protocol-version")["outcome"], "broken");
-  EXPECT_EQ(test::count_checks(records, "http:protocol-version"), 1u) << "recorded once";
-  EXPECT_EQ(find_check(records, "transport:valid-message")["outcome"], "broken");
-  EXPECT_EQ(find_check(records, "http:accept")["outcome"], "broken");
-  EXPECT_EQ(find_check(records, "http:content-type")["outcome"], "broken");
-  EXPECT_EQ(find_check(records, "http:content-type")["level"], "SHOULD");
-  EXPECT_EQ(find_check(records, "http:body-too-large")["outcome"], "broken");
-  EXPECT_EQ(find_check(records, "http:body-too-large")["level"], "INFO");
-  std::set<Json> reached;
-  for (const auto& r : records_of(records, "frame"))
-    if (r.value("dir", "") == "c2s" && r["json"].value("method", "") == "tools/call")
-      reached.insert(r["json"]["id"]);
-  // Accepted despite a broken header rule: they reached the script. Refused: they did not.
-  EXPECT_EQ(reached, (std::set<Json>{5, 7, 8, 9, 10}));
-}
-
-// Regression: a GET probe before initialize (no session exists yet) was recorded as an
-// http:session-id MUST failure; the session rules start once a session was issued.
-TEST(HttpServer, GetBeforeInitializeIsRefusedAndNotedNotFailed) {
-  Harness h(Json::array({{{"handshake", Json::object()}}}));
-  Client c(h.port());
-  auto early = c.cli.Get("/mcp", httplib::Headers{{"Accept", "text/event-stream"}});
-  ASSERT_TRUE(early);
-  EXPECT_EQ(early->status, 400);
-  const auto session = handshake(h);
-  delete_session(h, session);
-  EXPECT_EQ(h.finish(), "eof");
-  const auto records = h.records();
-  EXPECT_TRUE(find_check(records, "http:session-id").is_null());
-  const auto noted = find_check(records, "http:before-initialize");
-  EXPECT_EQ(noted["level"], "INFO");
-  EXPECT_NE(noted["actual"].get<std::string>().find("GET /mcp before initialize"),
-            std::string::npos)
-      << noted;
-  EXPECT_EQ(find_check(records, "handshake")["outcome"], "met");
-}
-
 class FailNextPost : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FailNextPost, TheMatchingPostGetsTheFaultAndStillReachesTheScript) {
@@ -468,13 +165,112 @@ TEST_P(FailNextPost, TheMatchingPostGetsTheFaultAndStillReachesTheScript) {
     EXPECT_EQ(answer->status, std::stoi(with));
   }
   EXPECT_EQ(data_messages(call.wait_end()).size(), 2u);
-  delete_session(h, session);
-  EXPECT_EQ(h.finish(), "eof");
+  if (with == "404") {
+    // The 404 ended the session: its DELETE names a session that is gone.
+    auto gone = c.cli.Delete("/mcp", headers(session, "2025-11-25"));
+    ASSERT_TRUE(gone);
+    EXPECT_EQ(gone->status, 404);
+    h.channel().stop();
+    h.finish();
+  } else {
+    delete_session(h, session);
+    EXPECT_EQ(h.finish(), "eof");
+  }
   EXPECT_EQ(find_check(h.records(), "faulted")["outcome"], "met")
       << find_check(h.records(), "faulted").dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(HttpServer, FailNextPost, ::testing::Values("500", "404", "reset"));
+
+Json four_oh_four_script() {
+  return Json::array(
+      {{{"handshake", Json::object()}},
+       expect_call(),
+       {{"fail_next_post", {{"id", "p1"}}}, {"with", 404}},
+       {{"send", ping_frame("p1")}, {"label", "ping"}, {"on", "post:call"}},
+       {{"expect_response", "ping"}, {"check", check_def("pong-attempted")}},
+       {{"respond", "call"}, {"default", true}, {"on", "post:call"}},
+       {{"handshake", Json::object()}, {"as", "again"}, {"check", check_def("new-session")}},
+       {{"serve_defaults", Json::object()}}});
+}
+
+// Regression (ping/pong-post-fails/404 never required a new session): the 404 fault ended
+// nothing, so a client that kept its session passed. Now the 404 ends the session for every
+// later request that names it, the call's result still goes out on its open stream, and only a
+// new initialize without Mcp-Session-Id starts the session the next request is served on.
+TEST(HttpServer, APongPostAnswered404EndsTheSessionButNotTheOpenStream) {
+  Harness h(four_oh_four_script());
+  const auto session = handshake(h);
+  auto get_headers = headers(session, "2025-11-25");
+  get_headers.erase("Accept");
+  get_headers.emplace("Accept", "text/event-stream");
+  auto get = std::make_unique<StreamReader>(h.port(), "GET", "/mcp", get_headers);
+  EXPECT_EQ(get->status(), 200);
+  StreamReader call(h.port(), "POST", "/mcp", headers(session, "2025-11-25"),
+                    call_request(2).dump());
+  call.wait_for("\"p1\"");
+  Client c(h.port());
+  auto answer = c.post(pong("p1"), headers(session, "2025-11-25"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 404);
+  const auto delivered = data_messages(call.wait_end());
+  ASSERT_EQ(delivered.size(), 2u) << "the open stream still carries the call's result";
+  EXPECT_EQ(delivered[1]["id"], 2);
+  // The old session is gone for good; its GET stream closing does not end the run: the
+  // client is expected back with a new session.
+  const Json list = {{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/list"}};
+  auto stale = c.post(list, headers(session, "2025-11-25"));
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 404);
+  get.reset();
+  const auto renewed = handshake(h);
+  EXPECT_NE(renewed, session);
+  auto fresh = c.post(list, headers(renewed, "2025-11-25"));
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->status, 200);
+  EXPECT_EQ(Json::parse(fresh->body)["result"]["tools"][0]["name"], "echo");
+  delete_session(h, renewed);
+  EXPECT_EQ(h.finish(), "eof");
+
+  const auto records = h.records();
+  EXPECT_EQ(find_check(records, "new-session")["outcome"], "met")
+      << find_check(records, "new-session").dump();
+  EXPECT_EQ(test::count_checks(records, "handshake"), 1u);
+  bool stale_recorded = false;
+  for (const auto& r : records_of(records, "http")) {
+    if (r["status"] == 404 && r.value("note", "").find("ended by the server") != std::string::npos)
+      stale_recorded = true;
+  }
+  EXPECT_TRUE(stale_recorded) << "a request naming the ended session is recorded as a 404";
+  std::vector<std::string> negotiated;
+  for (const auto& r : records_of(records, "event"))
+    if (r.contains("negotiated")) negotiated.push_back(r["negotiated"]);
+  EXPECT_EQ(negotiated, (std::vector<std::string>{"2025-11-25", "2025-11-25"}));
+}
+
+// A new session starts "without a session ID attached": an initialize that still carries the
+// ended session's id is answered (a lenient server), and fails the check.
+TEST(HttpServer, AReinitializeCarryingTheOldSessionIdBreaksTheNewSessionCheck) {
+  Harness h(four_oh_four_script());
+  const auto session = handshake(h);
+  StreamReader call(h.port(), "POST", "/mcp", headers(session, "2025-11-25"),
+                    call_request(2).dump());
+  call.wait_for("\"p1\"");
+  Client c(h.port());
+  ASSERT_EQ(c.post(pong("p1"), headers(session, "2025-11-25"))->status, 404);
+  call.wait_end();
+  auto init = c.post(initialize_request(), headers(session, "2025-11-25"));
+  ASSERT_TRUE(init);
+  EXPECT_EQ(init->status, 200);
+  const auto renewed = init->get_header_value("Mcp-Session-Id");
+  ASSERT_EQ(c.post(kInitialized, headers(renewed, "2025-11-25"))->status, 202);
+  delete_session(h, renewed);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto check = find_check(h.records(), "new-session");
+  EXPECT_EQ(check["outcome"], "broken");
+  EXPECT_NE(check["actual"].get<std::string>().find("carrying Mcp-Session-Id"), std::string::npos)
+      << check;
+}
 
 TEST(HttpServer, SseFramingOptionsGiveTheExactBytes) {
   Harness h(

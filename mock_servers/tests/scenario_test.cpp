@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "test_support.hpp"
 
 namespace mcpping {
@@ -97,8 +99,7 @@ const BrokenCase kBrokenCases[] = {
     {"unknown-label", "/script/3/expect_response: no earlier send has the label \"pong\""},
     {"uncaptured-ref",
      "/script/2/send/id: ${calls.id} refers to \"calls\", which no earlier step captures "
-     "(captured: call, "
-     "initialize)"},
+     "(captured: call, initialize, initialize_result)"},
     {"two-actions", "/script/1: more than one action: expect, send"},
     {"unknown-transport",
      "/transports/1: unknown transport \"websocket\" (known: stdio, streamable-http, sse)"},
@@ -223,6 +224,53 @@ TEST(Scenario, HttpStepsAreValidated) {
             "/script/1/on: unknown route \"get-stream\" (known: \"get\", \"post:NAME\")");
   routed["on"] = "post:initialize";
   EXPECT_EQ(error(Json::array({handshake, routed}), http), "accepted");
+  // expect_post's `preferred` is a pattern like `http`.
+  EXPECT_EQ(error(Json::array({handshake,
+                               send,
+                               {{"expect_post", "p"},
+                                {"http", Json::object()},
+                                {"preferred", "2025-11-25"},
+                                {"check", check}}}),
+                  http),
+            "/script/2/preferred: must be an object, got string \"2025-11-25\"");
+  EXPECT_EQ(error(Json::array({handshake,
+                               send,
+                               {{"expect_post", "p"},
+                                {"http", Json::object()},
+                                {"preferred", {{"headers", {{"v", "${initialize_result.x}"}}}}},
+                                {"check", check}}}),
+                  http),
+            "accepted");
+}
+
+// A second handshake (a new session) carries a check of its own: `handshake` is declared once.
+TEST(Scenario, ASecondHandshakeNeedsACheckOfItsOwn) {
+  const TimeoutTable timeouts = test::fixture_defaults().timeouts;
+  const std::vector<std::string> http = {"streamable-http"};
+  auto error = [&](const Json& script) {
+    try {
+      validate_script(script, ScriptContext{"f.json", &timeouts, nullptr, &http});
+    } catch (const FixtureError& e) {
+      return e.pointer() + ": " + e.reason();
+    }
+    return std::string("accepted");
+  };
+  const Json first = {{"handshake", Json::object()}};
+  EXPECT_EQ(error(Json::array({first, first})),
+            "/script/1/handshake: duplicate check id \"handshake\"");
+  const Json again = {{"handshake", Json::object()},
+                      {"as", "again"},
+                      {"within", "expect_ms"},
+                      {"check", test::check_def("new-session")}};
+  const Json uses_result = {{"send",
+                             {{"jsonrpc", "2.0"},
+                              {"method", "notifications/message"},
+                              {"params", {{"version", "${again_result.protocolVersion}"}}}}}};
+  EXPECT_EQ(error(Json::array({first, again, uses_result})), "accepted");
+  auto typo = again;
+  typo["within"] = "expect_msec";
+  EXPECT_NE(error(Json::array({first, typo})).find("/script/1/within: unknown timeout"),
+            std::string::npos);
 }
 
 TEST(Scenario, HttpOptionsAreResolved) {
@@ -309,6 +357,15 @@ TEST(Scenario, ResolvedScriptIsSelfContained) {
   broken = r;
   broken["script"][4]["label"] = 3;
   EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+}
+
+// The keys added with the HTTP precision fixes say whom they bind (the loader's own checks
+// are in conformance/core/tests/spec_reference_test.cpp).
+TEST(Scenario, SpecReferencesSayWhomTheyBind) {
+  const auto refs = test::fixture_refs();
+  EXPECT_EQ(refs.at("rfc9110.content-type").binds, Binds::Client);
+  EXPECT_EQ(refs.at("http.protocol-version-unsupported").binds, Binds::Server);
+  EXPECT_EQ(refs.at("stdio.batch").binds, Binds::Definition);
 }
 
 TEST(Scenario, DefaultsAndSpecReferencesLoad) {

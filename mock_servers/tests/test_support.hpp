@@ -205,6 +205,7 @@ struct FakeClient {
   Initialized initialized = Initialized::First;
   std::size_t written = 0;
   std::vector<Json> results;
+  std::string version = "2025-06-18";  // what initialize offers
 
   explicit FakeClient(FakeChannel& channel) : ch(channel) {
     ch.on_frame = [this](const Json& f) { on_frame(f); };
@@ -215,8 +216,10 @@ struct FakeClient {
       ch.client_close();
       return;
     }
-    write(Json::parse(
-        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fake","version":"1"}}})"));
+    auto initialize = Json::parse(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"fake","version":"1"}}})");
+    initialize["params"]["protocolVersion"] = version;
+    write(initialize);
   }
 
   void write(const Json& message, double delay_ms = 0) {

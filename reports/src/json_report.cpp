@@ -14,8 +14,10 @@ using nlohmann::json;
 json to_json(const CheckResult& check) {
   json refs = json::array();
   for (const auto& ref : check.spec) {
-    refs.push_back(
-        {{"key", ref.key}, {"url", ref.url}, {"revision", ref.revision}, {"text", ref.text}});
+    json entry = {
+        {"key", ref.key}, {"url", ref.url}, {"revision", ref.revision}, {"text", ref.text}};
+    entry["binds"] = std::string(to_string(ref.binds));
+    refs.push_back(std::move(entry));
   }
   json out = {
       {"id", check.id}, {"level", to_string(check.level)}, {"verdict", to_string(check.verdict)},
@@ -190,8 +192,10 @@ RunResult read_results_json(const std::filesystem::path& file) {
         check.latency_ms = k.value("latency_ms", std::vector<double>{});
         if (k.contains("at_ms")) check.at_ms = k["at_ms"].get<double>();
         for (const auto& ref : k.value("spec", json::array())) {
-          check.spec.push_back({ref.value("key", ""), ref.value("url", ""),
-                                ref.value("revision", ""), ref.value("text", "")});
+          check.spec.push_back(
+              {ref.value("key", ""), ref.value("url", ""), ref.value("revision", ""),
+               ref.value("text", ""),
+               binds_from_string(ref.value("binds", "")).value_or(Binds::Definition)});
         }
         result.checks.push_back(std::move(check));
       }

@@ -16,7 +16,8 @@ TEST(Evidence, NamesCheckSpecExpectedActualAndExcerpt) {
   late.id = "ping/idle:pong-while-idle";
   late.level = Level::Must;
   late.verdict = Verdict::NonStrict;
-  late.spec = {{"k", "https://example.test/ping", "2025-11-25", "The receiver MUST respond"}};
+  late.spec = {
+      {"k", "https://example.test/ping", "2025-11-25", "The receiver MUST respond", Binds::Either}};
   late.expected = "pong within 2000 ms";
   late.actual = "pong after 2700 ms, at the next request";
   result.checks = {passing, late};

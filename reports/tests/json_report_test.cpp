@@ -31,6 +31,7 @@ TEST(ResultsJson, CarriesRunCountsCasesChecksAndSpec) {
   EXPECT_EQ(burst["latency_ms"]["max"], 100.0);
   EXPECT_EQ(doc["cases"][1]["checks"][0]["spec"][0]["text"],
             "The receiver MUST respond promptly with an empty response");
+  EXPECT_EQ(doc["cases"][1]["checks"][0]["spec"][0]["binds"], "either");
 }
 
 TEST(ResultsJson, RoundTripsThroughAFile) {
@@ -50,6 +51,7 @@ TEST(ResultsJson, RoundTripsThroughAFile) {
   EXPECT_EQ(back.cases[0].checks[0].id, "ping/idle:pong");
   EXPECT_EQ(back.cases[0].checks[0].short_id, "pong");
   EXPECT_EQ(back.cases[0].checks[0].spec[0].url, "https://spec.example/ping");
+  EXPECT_EQ(back.cases[0].checks[0].spec[0].binds, Binds::Either);
   EXPECT_EQ(back.cases[0].description, "the server pings while the client is idle");
   EXPECT_EQ(back.cases[0].checks[0].at_ms, 12.5);
 }

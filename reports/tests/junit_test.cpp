@@ -19,7 +19,7 @@ CaseResult make_case(const std::string& id, Verdict verdict,
     check.level = verdict == Verdict::Informational ? Level::Info : Level::Must;
     check.verdict = verdict;
     check.spec = {{"ping.respond-promptly", "https://example.test/ping", "2025-11-25",
-                   "The receiver MUST respond promptly with an empty response"}};
+                   "The receiver MUST respond promptly with an empty response", Binds::Either}};
     check.expected = "response {\"id\":1,\"result\":{}} within 2000 ms";
     check.actual = "error -32601 \"Method not found\" after 3.1 ms";
     result.checks.push_back(check);

@@ -12,7 +12,7 @@ inline CheckResult make_check(const std::string& id, Verdict verdict, Level leve
   check.level = level;
   check.verdict = verdict;
   check.spec = {{"ping.respond-promptly", "https://spec.example/ping", "2025-11-25",
-                 "The receiver MUST respond promptly with an empty response"}};
+                 "The receiver MUST respond promptly with an empty response", Binds::Either}};
   check.expected = "pong within 2000 ms";
   check.actual = verdict == Verdict::Pass ? "pong after 0.2 ms" : "nothing within 2000 ms";
   return check;

@@ -123,6 +123,19 @@ const std::vector<std::string>& known_transports() {
   return transports;
 }
 
+bool revision_has_batches(std::string_view revision) { return revision == "2025-03-26"; }
+
+std::optional<std::string> transport_absent_at(std::string_view transport,
+                                               std::string_view revision) {
+  constexpr std::string_view kStreamableFrom = "2025-03-26";
+  const auto index = revision_index(revision);
+  if (transport == "streamable-http" && index && *index < *revision_index(kStreamableFrom)) {
+    return "Streamable HTTP exists from revision " + std::string(kStreamableFrom) + ", not in " +
+           std::string(revision);
+  }
+  return std::nullopt;
+}
+
 const std::vector<std::string>& required_timeouts() {
   static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
                                                  "pong_cap_ms",      "quiet_ms",  "settle_ms"};

@@ -1,7 +1,5 @@
 #include "core/spec_reference.hpp"
 
-#include <algorithm>
-#include <iterator>
 #include <utility>
 
 #include "core/fixture_reader.hpp"
@@ -24,6 +22,13 @@ std::string_view to_string(Binds binds) {
   return "definition";
 }
 
+std::optional<Binds> binds_from_string(std::string_view text) {
+  for (const auto& [value, name] : kBinds) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
 bool binds_client(Binds binds) {
   return binds == Binds::Client || binds == Binds::Either || binds == Binds::Suite;
 }
@@ -38,15 +43,13 @@ SpecReferences load_spec_references(const std::filesystem::path& file) {
     r.object(value, p);
     r.only_keys(value, {"url", "revision", "text", "binds"}, p);
     const auto binds = r.nonempty_string(r.member(value, "binds", p), p + "/binds");
-    const auto* known = std::find_if(std::begin(kBinds), std::end(kBinds),
-                                     [&](const auto& b) { return b.second == binds; });
-    if (known == std::end(kBinds))
+    const auto known = binds_from_string(binds);
+    if (!known)
       r.fail(p + "/binds",
              "\"" + binds + "\" is not one of client, server, either, definition, suite");
-    refs[key] =
-        SpecReference{key, r.nonempty_string(r.member(value, "url", p), p + "/url"),
-                      r.nonempty_string(r.member(value, "revision", p), p + "/revision"),
-                      r.nonempty_string(r.member(value, "text", p), p + "/text"), known->first};
+    refs[key] = SpecReference{key, r.nonempty_string(r.member(value, "url", p), p + "/url"),
+                              r.nonempty_string(r.member(value, "revision", p), p + "/revision"),
+                              r.nonempty_string(r.member(value, "text", p), p + "/text"), *known};
   }
   return refs;
 }

@@ -199,6 +199,8 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
         break;
       case RecordKind::Event:
         result.last_event = text_of(record, "what");
+        if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
+          result.negotiated = record["negotiated"].get<std::string>();
         break;
       case RecordKind::Fatal:
         result.fatal = text_of(record, "what");

@@ -91,6 +91,22 @@ TEST_F(TranscriptModel, ReadsChecksLastEventAndEnd) {
   EXPECT_EQ(t.last_event, "script stopped");
 }
 
+// Regression (revision gating by the negotiated version): the runner judged a case by
+// --revision alone. The handshake's `event` carries `negotiated` (a member of an existing kind:
+// the format version stays 2); the first one is the session's version.
+TEST_F(TranscriptModel, ReadsTheNegotiatedVersionOfTheFirstHandshake) {
+  const auto file = write(
+      start() +
+      R"({"kind":"event","t":1,"what":"negotiated protocol version 2025-03-26","negotiated":"2025-03-26"})"
+      "\n"
+      R"({"kind":"event","t":2,"what":"negotiated protocol version 2025-06-18","negotiated":"2025-06-18"})"
+      "\n");
+  const auto t = read_transcript(file);
+  EXPECT_FALSE(t.problem);
+  EXPECT_EQ(t.negotiated, "2025-03-26");
+  EXPECT_FALSE(read_transcript(write(start())).negotiated) << "no handshake, no version";
+}
+
 TEST_F(TranscriptModel, TornLastLineIsSkipped) {
   const auto t = read_transcript(write(start() + R"({"kind":"event","t":1,"wh)"));
   EXPECT_FALSE(t.problem);

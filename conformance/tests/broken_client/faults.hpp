@@ -39,9 +39,14 @@ inline const std::set<std::string> kFaults = {
     "ping-ignores-errors",        // its own ping reports success on an error answer
     "ping-error-closes",          // an error answer to its own ping closes the connection
     "pong-404-ends-session",      // a 404 to a pong POST ends the session for good (HTTP)
+    "ignores-404",                // keeps using a session the server answered 404 for (HTTP)
     "pong-text-content-type",     // posts its pong as Content-Type: text/plain (HTTP)
-    "pong-without-headers",       // posts its pong without Accept and MCP-Protocol-Version (HTTP)
-    "sse-only-responses",         // takes responses only from SSE streams, not JSON bodies (HTTP)
+    "pong-without-content-type",  // posts its pong without Content-Type (HTTP)
+    "version-header-not-negotiated",  // MCP-Protocol-Version: a supported, not negotiated one
+    "pong-unsupported-version",       // posts its pong with MCP-Protocol-Version: 1999-01-01
+    "batch-pongs",                    // answers pings read together with one JSON array
+    "pong-without-headers",  // posts its pong without Accept and MCP-Protocol-Version (HTTP)
+    "sse-only-responses",    // takes responses only from SSE streams, not JSON bodies (HTTP)
     "pong-to-stream-url",    // posts replies to the SSE stream's URL, not the endpoint (legacy)
     "crash-on-close",        // aborts when told to close
     "reuses-ping-id",        // sends every ping with id 1, its initialize request's id

@@ -1,6 +1,11 @@
 // The broken client over Streamable HTTP: each message its own POST, SSE answers parsed as
-// they arrive, server requests answered by a separate POST, an optional GET stream.
+// they arrive, server requests answered by a separate POST, an optional GET stream. Without a
+// fault it starts a new session when a request carrying its session id gets 404.
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +17,7 @@
 #include <thread>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "connection.hpp"
 #include "faults.hpp"
@@ -20,77 +26,61 @@
 namespace broken {
 namespace {
 
+// pong-without-content-type: httplib's client labels every body (text/plain by default), so
+// that POST is written by hand. Returns the status, 0 without an answer.
+int post_unlabelled(const std::string& origin, const std::string& path,
+                    const httplib::Headers& headers, const std::string& body) {
+  const auto colon = origin.rfind(':');
+  const int port = std::stoi(origin.substr(colon + 1));
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval bound{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  std::string request = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
+  request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(request.size())) {
+    char chunk[4096];
+    for (ssize_t n; answer.size() < 12 && (n = ::recv(fd, chunk, sizeof chunk, 0)) > 0;)
+      answer.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  if (answer.rfind("HTTP/1.1 ", 0) != 0 || answer.size() < 12) return 0;
+  return std::stoi(answer.substr(9, 3));
+}
+
 class HttpConnection : public Connection {
  public:
-  HttpConnection(const std::string& url, std::string revision) : revision_(std::move(revision)) {
+  HttpConnection(const std::string& url, std::string offered) : version_(std::move(offered)) {
     std::tie(origin_, path_) = split_url(url);
   }
 
   ~HttpConnection() override { close(); }
 
   json request(const std::string& method, const json& params) override {
-    if (method == "initialize" && has("early-get")) probe_get_stream();
-    if (session_ended_) throw std::runtime_error("the session ended");
-    set_pending(method);
-    struct Done {
-      HttpConnection& c;
-      ~Done() { c.set_pending(""); }
-    } done{*this};
-    const int id = next_request_id(method, next_id_);
-    const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
-    httplib::Client client(origin_);
-    client.set_read_timeout(10, 0);
-    httplib::Request req;
-    req.method = "POST";
-    req.path = path_;
-    req.headers = headers(true);
-    req.headers.emplace("Content-Type", "application/json");
-    req.body = frame.dump();
-    std::optional<json> response;
-    std::string failure;
-    SseEvents events;
-    std::string plain;
-    bool sse = false;
-    req.response_handler = [&](const httplib::Response& res) {
-      sse = res.get_header_value("Content-Type").rfind("text/event-stream", 0) == 0;
-      if (method == "initialize" && res.has_header("Mcp-Session-Id")) {
-        session_ = res.get_header_value("Mcp-Session-Id");
-      }
-      return true;
-    };
-    req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
-      if (!sse) {
-        plain.append(data, size);
-        return true;
-      }
-      events.feed(data, size, [&](const std::string& type, const std::string& text) {
-        if (type != "message") return;
-        const json message = json::parse(text, nullptr, false);
-        if (!message.is_object()) return;
-        if (message.contains("method")) {
-          if (auto why = breaks_pending(message, method)) failure = *why;
-          if (!answer(message) && has("pong-failure-fails-call")) {
-            failure = "the pong could not be delivered";
-          }
-        } else if (message.contains("id") && message["id"] == json(id)) {
-          response = message;
-        }
-      });
-      return failure.empty();
-    };
-    const auto result = client.send(req);
-    if (!failure.empty()) throw std::runtime_error(failure);
-    if (auto why = take_stray_failure()) throw std::runtime_error(*why);
-    if (!result) throw std::runtime_error("POST failed: " + httplib::to_string(result.error()));
-    if (!sse && has("sse-only-responses")) throw std::runtime_error("no SSE stream in the answer");
-    if (!sse) response = json::parse(plain, nullptr, false);
-    if (!response || !response->is_object()) {
-      throw std::runtime_error("no response (HTTP " + std::to_string(result->status) + ")");
+    if (method == "initialize") {
+      if (has("early-get")) probe_get_stream();
+      initialize_params_ = params;
+    } else if (session_lost_) {
+      // "When a client receives HTTP 404 in response to a request containing an
+      // Mcp-Session-Id, it MUST start a new session": before the next request.
+      renew_session();
     }
-    if (response->contains("error")) throw std::runtime_error((*response)["error"].dump());
-    // Without notifications/initialized, the GET stream opens right after initialize.
-    if (method == "initialize" && has("no-initialized") && !has("no-get-stream")) open_get_stream();
-    return response->value("result", json::object());
+    if (session_ended_) throw std::runtime_error("the session ended");
+    int status = 0;
+    json result = send_request(method, params, status);
+    if (status == 404 && method != "initialize" && session_lost_) {
+      renew_session();
+      result = send_request(method, params, status);
+    }
+    return result;
   }
 
   void notify(const std::string& method) override {
@@ -106,27 +96,142 @@ class HttpConnection : public Connection {
   }
 
   void close() override {
-    if (listener_) {
-      // stop() only shuts a socket that is already open: until the GET thread has ended,
-      // keep stopping, so a GET that was just connecting cannot outlive the close.
-      std::unique_lock lock(get_mutex_);
-      while (!get_done_) {
-        listener_->stop();
-        get_ended_.wait_for(lock, std::chrono::milliseconds(10), [&] { return get_done_; });
-      }
-    }
-    if (get_thread_.joinable()) get_thread_.join();
-    if (!session_.empty() && !closed_.exchange(true)) {
+    stop_get_stream();
+    const auto session = session_id();
+    if (!session.empty() && !closed_.exchange(true)) {
       httplib::Client client(origin_);
       client.Delete(path_, headers(true));
     }
   }
 
  private:
+  // One request POSTed, its answer (JSON or SSE) read; `status` is the HTTP status.
+  json send_request(const std::string& method, const json& params, int& status) {
+    set_pending(method);
+    struct Done {
+      HttpConnection& c;
+      ~Done() { c.set_pending(""); }
+    } done{*this};
+    const int id = next_request_id(method, next_id_);
+    const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+    httplib::Client client(origin_);
+    client.set_read_timeout(10, 0);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = path_;
+    req.headers = headers(method != "initialize");
+    req.headers.emplace("Content-Type", "application/json");
+    req.body = frame.dump();
+    std::optional<json> response;
+    std::string failure;
+    SseEvents events;
+    std::string plain;
+    bool sse = false;
+    req.response_handler = [&](const httplib::Response& res) {
+      sse = res.get_header_value("Content-Type").rfind("text/event-stream", 0) == 0;
+      if (method == "initialize" && res.has_header("Mcp-Session-Id")) {
+        const std::lock_guard lock(session_mutex_);
+        session_ = res.get_header_value("Mcp-Session-Id");
+        session_lost_ = false;
+      }
+      return true;
+    };
+    req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
+      if (!sse) {
+        plain.append(data, size);
+        return true;
+      }
+      std::vector<json> replies;  // batch-pongs: what this read answers, in one POST
+      events.feed(data, size, [&](const std::string& type, const std::string& text) {
+        if (type != "message") return;
+        const json message = json::parse(text, nullptr, false);
+        if (!message.is_object()) return;
+        if (message.contains("method")) {
+          if (auto why = breaks_pending(message, method)) failure = *why;
+          if (has("batch-pongs")) {
+            if (json reply = reply_to(message); !reply.is_null()) replies.push_back(reply);
+          } else if (!answer(message) && has("pong-failure-fails-call")) {
+            failure = "the pong could not be delivered";
+          }
+        } else if (message.contains("id") && message["id"] == json(id)) {
+          response = message;
+        }
+      });
+      if (!replies.empty() && !deliver(json(replies)) && has("pong-failure-fails-call"))
+        failure = "the pong could not be delivered";
+      return failure.empty();
+    };
+    const auto result = client.send(req);
+    if (!failure.empty()) throw std::runtime_error(failure);
+    if (auto why = take_stray_failure()) throw std::runtime_error(*why);
+    if (!result) throw std::runtime_error("POST failed: " + httplib::to_string(result.error()));
+    status = result->status;
+    if (status == 404 && method != "initialize") {
+      saw_404();
+      if (session_lost_) return json::object();  // request() starts a new session and retries
+    }
+    if (!sse && has("sse-only-responses")) throw std::runtime_error("no SSE stream in the answer");
+    if (!sse) response = json::parse(plain, nullptr, false);
+    if (!response || !response->is_object()) {
+      throw std::runtime_error("no response (HTTP " + std::to_string(result->status) + ")");
+    }
+    if (response->contains("error")) throw std::runtime_error((*response)["error"].dump());
+    if (method == "initialize") {
+      const auto& result_json = (*response)["result"];
+      if (result_json.is_object() && result_json.contains("protocolVersion") &&
+          result_json["protocolVersion"].is_string()) {
+        const std::lock_guard lock(session_mutex_);
+        negotiated_ = result_json["protocolVersion"].get<std::string>();
+      }
+      // Without notifications/initialized, the GET stream opens right after initialize.
+      if (has("no-initialized") && !has("no-get-stream")) open_get_stream();
+    }
+    return response->value("result", json::object());
+  }
+
+  // A 404 to a request that carried the session id: the session is gone. The faults keep it
+  // (ignores-404) or give up on it for good (pong-404-ends-session).
+  void saw_404(bool carried_session = true) {
+    if (!carried_session || session_id().empty()) return;
+    if (has("pong-404-ends-session")) {
+      session_ended_ = true;
+    } else if (!has("ignores-404")) {
+      session_lost_ = true;
+    }
+  }
+
+  // initialize (without the old session id) and notifications/initialized again.
+  void renew_session() {
+    stop_get_stream();
+    {
+      const std::lock_guard lock(session_mutex_);
+      session_.clear();
+    }
+    int status = 0;
+    send_request("initialize", initialize_params_, status);
+    if (!has("no-initialized")) notify("notifications/initialized");
+  }
+
+  std::string session_id() const {
+    const std::lock_guard lock(session_mutex_);
+    return session_;
+  }
+
+  // The MCP-Protocol-Version header: the negotiated version (the offered one until then),
+  // or, with a fault, another version the server supports.
+  std::string version_header() const {
+    const std::lock_guard lock(session_mutex_);
+    const std::string negotiated = negotiated_.empty() ? version_ : negotiated_;
+    if (has("version-header-not-negotiated") && !negotiated_.empty())
+      return negotiated == "2025-06-18" ? "2025-11-25" : "2025-06-18";
+    return negotiated;
+  }
+
   httplib::Headers headers(bool with_session) const {
     httplib::Headers h = {{"Accept", "application/json, text/event-stream"},
-                          {"MCP-Protocol-Version", revision_}};
-    if (with_session && !session_.empty()) h.emplace("Mcp-Session-Id", session_);
+                          {"MCP-Protocol-Version", version_header()}};
+    const auto session = session_id();
+    if (with_session && !session.empty()) h.emplace("Mcp-Session-Id", session);
     return h;
   }
 
@@ -147,10 +252,26 @@ class HttpConnection : public Connection {
   bool answer(const json& message) {
     const json reply = reply_to(message);
     if (reply.is_null()) return true;
-    const int status = post(reply, !has("no-session-on-pong"),
-                            has("pong-text-content-type") ? "text/plain" : "application/json",
-                            has("pong-without-headers"));
-    if (status == 404 && has("pong-404-ends-session")) session_ended_ = true;
+    return deliver(reply);
+  }
+
+  // POSTs a reply (or, batch-pongs, an array of them) with the faults' headers.
+  bool deliver(const json& body) {
+    int status = 0;
+    if (has("pong-without-content-type") || has("pong-unsupported-version")) {
+      auto h = headers(!has("no-session-on-pong"));
+      if (has("pong-unsupported-version")) {
+        h.erase("MCP-Protocol-Version");
+        h.emplace("MCP-Protocol-Version", "1999-01-01");
+        h.emplace("Content-Type", "application/json");
+      }
+      status = post_unlabelled(origin_, path_, h, body.dump());
+    } else {
+      status = post(body, !has("no-session-on-pong"),
+                    has("pong-text-content-type") ? "text/plain" : "application/json",
+                    has("pong-without-headers"));
+    }
+    if (status == 404) saw_404(!has("no-session-on-pong"));
     if (status != 202) std::cerr << "mcp-broken-client: reply POST failed\n";
     return status == 202;
   }
@@ -182,6 +303,10 @@ class HttpConnection : public Connection {
   }
 
   void open_get_stream() {
+    {
+      const std::lock_guard lock(get_mutex_);
+      get_done_ = false;
+    }
     listener_ = std::make_unique<httplib::Client>(origin_);
     listener_->set_read_timeout(60, 0);
     get_thread_ = std::thread([this] {
@@ -204,7 +329,26 @@ class HttpConnection : public Connection {
     });
   }
 
-  std::string origin_, path_, revision_, session_;
+  void stop_get_stream() {
+    if (listener_) {
+      // stop() only shuts a socket that is already open: until the GET thread has ended,
+      // keep stopping, so a GET that was just connecting cannot outlive the close.
+      std::unique_lock lock(get_mutex_);
+      while (!get_done_) {
+        listener_->stop();
+        get_ended_.wait_for(lock, std::chrono::milliseconds(10), [&] { return get_done_; });
+      }
+    }
+    if (get_thread_.joinable()) get_thread_.join();
+    listener_.reset();
+  }
+
+  std::string origin_, path_;
+  const std::string version_;  // offered in initialize
+  json initialize_params_ = json::object();
+  mutable std::mutex session_mutex_;
+  std::string session_;     // guarded by session_mutex_
+  std::string negotiated_;  // the initialize result's protocolVersion; guarded likewise
   int next_id_ = 1;
   std::unique_ptr<httplib::Client> listener_;
   std::thread get_thread_;
@@ -213,6 +357,7 @@ class HttpConnection : public Connection {
   bool get_done_ = false;
   std::atomic<bool> closed_{false};
   std::atomic<bool> session_ended_{false};  // pong-404-ends-session, idle-request-kills-reader
+  std::atomic<bool> session_lost_{false};   // a 404 came: initialize again before the next
   std::mutex pending_mutex_;
   std::string pending_method_;  // the request in flight; "" for none
   std::optional<std::string> stray_failure_;

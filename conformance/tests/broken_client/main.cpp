@@ -50,24 +50,29 @@ json own_ping(std::unique_ptr<broken::Connection>& connection) {
 
 int main(int argc, char** argv) {
   std::optional<std::string> url;
+  std::optional<std::string> offered;  // --protocol-version: what initialize offers
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--fault" && i + 1 < argc) {
       const std::string fault = argv[++i];
       if (!broken::kFaults.count(fault)) die("unknown fault '" + fault + "'");
       broken::active_faults().insert(fault);
+    } else if (word == "--protocol-version" && i + 1 < argc) {
+      offered = argv[++i];
     } else if (word.rfind("http", 0) == 0 && !url) {
       url = word;  // HTTP transports append the server URL
     } else {
-      die("usage: mcp-broken-client [--fault NAME]... [server-url]");
+      die("usage: mcp-broken-client [--fault NAME]... [--protocol-version V] [server-url]");
     }
   }
   if (!broken::has("sigpipe")) ::signal(SIGPIPE, SIG_IGN);
 
   const char* transport = std::getenv("MCP_CONFORMANCE_TRANSPORT");
   const char* context_text = std::getenv("MCP_CONFORMANCE_CONTEXT");
-  const char* revision = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
-  if (!transport || !context_text || !revision) die("MCP_CONFORMANCE_* variables missing");
+  const char* run_revision = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
+  if (!transport || !context_text || !run_revision) die("MCP_CONFORMANCE_* variables missing");
+  // The revision of the run, unless --protocol-version says what to offer instead.
+  const std::string revision = offered.value_or(run_revision);
   const json context = json::parse(context_text, nullptr, false);
   if (context.is_discarded() || !context.contains("steps")) die("bad MCP_CONFORMANCE_CONTEXT");
   const std::string kind = transport;

@@ -121,8 +121,17 @@ class StdioConnection : public Connection {
     const auto next = pending_.offer(frame);
     if (next == PendingRequest::Next::StopReading) return false;
     if (next == PendingRequest::Next::Answer) {
-      if (const json reply = reply_to(frame); !reply.is_null()) write(reply);
+      if (const json reply = reply_to(frame); !reply.is_null()) {
+        if (has("batch-pongs")) {
+          batched_.push_back(reply);
+        } else {
+          write(reply);
+        }
+      }
     }
+    // batch-pongs: the replies to the lines read together go out as one JSON array.
+    if (!batched_.empty() && buffer_.find('\n') == std::string::npos)
+      write(json(std::exchange(batched_, {})));
     return true;
   }
 
@@ -132,6 +141,7 @@ class StdioConnection : public Connection {
   int undrained_stderr_ = -1;  // no-stderr-drain: the server's stderr, never read
   int next_id_ = 1;
   std::string buffer_;
+  std::vector<json> batched_;  // batch-pongs: replies not written yet
   std::thread reader_;
   std::mutex write_mutex_;
   PendingRequest pending_;

@@ -4,6 +4,11 @@
 // quiet window (or at the client's first request) and the handshake check waits for it to the
 // end of the run (Run::owed_initialized), so a client that skips it still has its other checks
 // judged (docs/verdicts.md, "Isolation").
+//
+// A later handshake (a new session, e.g. after a 404 ended the first one) carries a check of
+// its own: met when an initialize without Mcp-Session-Id arrives within `within`. Its
+// notifications/initialized is waited for the same way, but only the first handshake judges
+// it (the lifecycle check is `handshake`).
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
@@ -18,36 +23,69 @@ bool is_initialized(const Json& message) {
   return is_notification(message) && method_of(message) == "notifications/initialized";
 }
 
+// The Mcp-Session-Id an HTTP request carried, or "" (stdio, or none sent).
+std::string session_header(const ClientMessage& message) {
+  const auto& meta = message.meta;
+  if (!meta.is_object() || !meta.contains("headers") || !meta["headers"].is_object()) return {};
+  const auto& headers = meta["headers"];
+  const auto it = headers.find("mcp-session-id");
+  return it != headers.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 struct Handshake final : Step {
+  std::string as = "initialize";  // the capture of the request; `<as>_result` its result
+  std::string within = "expect_ms";
+  std::optional<CheckDef> own_check;  // a later handshake's check; else `handshake`
+  Json capabilities;  // merged into the default server's (a case that logs declares logging)
+
   StepResult run(Run& run) const override {
-    const auto check = handshake_check();
-    const auto within = run.timeout("expect_ms");
-    const auto* expected = kHandshakeExpected;
+    const auto check = own_check.value_or(handshake_check());
+    const auto within_ms = run.timeout(within);
+    const std::string expected = own_check
+                                     ? "a new initialize request without Mcp-Session-Id within " +
+                                           format_ms(within_ms) + " ms"
+                                     : kHandshakeExpected;
     const auto t0 = Clock::now();
     Pump why = Pump::Deadline;
     auto init = run.client.await_message(Json{{"method", "initialize"}, {"id", {{"$any", true}}}},
-                                         t0 + from_ms(within), why);
+                                         t0 + from_ms(within_ms), why);
     if (!init) {
       if (why == Pump::Interrupted) return run.after_wait(why);  // not reached
       run.record(check, Outcome::Broken, expected,
-                 "no initialize: " + run.client.no_message_text(why, within, t0));
+                 "no initialize: " + run.client.no_message_text(why, within_ms, t0));
       run.stop_reason = "no initialize request";
       return run.after_wait(why);
     }
-    run.captures["initialize"] = init->json;
-    run.responded.insert("initialize");
+    run.captures[as] = init->json;
+    run.responded.insert(as);
     const auto init_ms = std::max(0.0, elapsed_ms(t0, init->at));
-    const auto result = initialize_result(init->json, run.defaults);
+    auto result = initialize_result(init->json, run.defaults);
+    if (capabilities.is_object()) result["capabilities"].update(capabilities);
+    run.captures[as + "_result"] = result;
     if (!run.send_one(make_result(init->json["id"], result))) {
       run.record(check, Outcome::Broken, expected, "the initialize response could not be written");
       return run.fail("write failed");
     }
+    const auto negotiated = result["protocolVersion"].get<std::string>();
+    run.client.negotiated_version = negotiated;
+    run.transcript.event("negotiated protocol version " + negotiated,
+                         {{"negotiated", negotiated}, {"step", run.step_index}});
     const auto offered = init->json.contains("params") && init->json["params"].is_object() &&
                                  init->json["params"].contains("protocolVersion")
                              ? safe_dump(init->json["params"]["protocolVersion"])
                              : std::string("none");
     const auto init_text =
         "initialize (protocolVersion " + offered + ") after " + format_ms(init_ms) + " ms";
+    if (own_check) {
+      // A new session starts without the old session's id (Streamable HTTP).
+      const auto carried = session_header(*init);
+      if (carried.empty()) {
+        run.record(check, Outcome::Met, expected, init_text + ", without Mcp-Session-Id");
+      } else {
+        run.record(check, Outcome::Broken, expected,
+                   init_text + ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\"");
+      }
+    }
 
     const auto t1 = Clock::now();
     std::optional<ClientMessage> initialized;
@@ -72,6 +110,7 @@ struct Handshake final : Step {
     }
     for (auto& message : held) run.client.inbox.push_back(std::move(message));
 
+    if (own_check) return settle_later_initialized(run, initialized, first_request, why);
     if (initialized) {
       run.record(check, Outcome::Met, expected,
                  init_text + "; notifications/initialized " +
@@ -97,15 +136,43 @@ struct Handshake final : Step {
                          {{"step", run.step_index}});
     return StepResult::Ok;
   }
+
+  // A later handshake's notifications/initialized is noted, not judged: the first handshake's
+  // check is the lifecycle's.
+  static StepResult settle_later_initialized(Run& run,
+                                             const std::optional<ClientMessage>& initialized,
+                                             const std::optional<std::string>& first_request,
+                                             Pump why) {
+    if (initialized) return StepResult::Ok;
+    if (why == Pump::Interrupted || why == Pump::CaseDeadline) return run.after_wait(why);
+    if (why == Pump::Eof) return StepResult::Ok;  // the steps after it see the end
+    run.transcript.event("no notifications/initialized for the new session yet (" +
+                             (first_request ? "the client sent " + *first_request + " first"
+                                            : std::string("nothing within the quiet window")) +
+                             "): going on",
+                         {{"step", run.step_index}});
+    return StepResult::Ok;
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<Step> parse_handshake(StepParser& p) {
   p.empty_arg();
-  p.declare_check(handshake_check());
-  p.capture("initialize");
-  return std::make_unique<Handshake>();
+  auto s = std::make_unique<Handshake>();
+  if (p.has("as")) s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
+  s->within = p.timeout("within", "expect_ms");
+  s->own_check = p.optional_check("check");
+  if (p.has("capabilities")) {
+    s->capabilities = p.step()["capabilities"];
+    if (!s->capabilities.is_object()) p.fail(p.pointer("capabilities"), "must be an object");
+  }
+  // The reserved `handshake` check is the first handshake's; a second handshake without a
+  // check of its own declares it again and is refused as a duplicate.
+  if (!s->own_check) p.declare_check(handshake_check());
+  p.capture(s->as);
+  p.capture(s->as + "_result");
+  return s;
 }
 
 }  // namespace mcpping::steps

@@ -31,10 +31,13 @@ struct FailNextPost final : Step {
   }
 };
 
-// Matches the HTTP facts of the POSTs that carried the client's responses to a label.
+// Matches the HTTP facts of the POSTs that carried the client's responses to a label. With
+// `preferred`, a POST that matches `http` but not `preferred` meets the check only in a
+// degraded way (a MUST for the header, a SHOULD for its value).
 struct ExpectPost final : Step {
   std::string label;
   Json pattern;
+  std::optional<Json> preferred;
   std::string within;
   CheckDef check;
 
@@ -45,7 +48,8 @@ struct ExpectPost final : Step {
       if (sent.frame.contains("id")) requests.push_back(sent);
     }
     const auto expected = "the POST carrying the response to each request sent as \"" + label +
-                          "\" matches " + safe_dump(pattern);
+                          "\" matches " + safe_dump(pattern) +
+                          (preferred ? ", and should match " + safe_dump(*preferred) : "");
     const auto& responses = run.client.responses;
     auto response_to = [&](const SentFrame& req) -> const ClientMessage* {
       for (const auto& r : responses) {
@@ -81,6 +85,10 @@ struct ExpectPost final : Step {
           outcome = Outcome::Broken;
           text = "id " + safe_dump(req.frame["id"]) + ": " + why_not + " in " +
                  shorten(safe_dump(r->meta), 240);
+        } else if (preferred && !matches(*preferred, r->meta, run.captures, &why_not)) {
+          if (outcome == Outcome::Met) outcome = Outcome::Degraded;
+          text = "id " + safe_dump(req.frame["id"]) + ": degraded: " + why_not + " in " +
+                 shorten(safe_dump(r->meta), 240);
         } else if (requests.size() == 1) {
           text = shorten(safe_dump(r->meta), 240);
         }
@@ -109,6 +117,10 @@ std::unique_ptr<Step> parse_expect_post(StepParser& p) {
   auto s = std::make_unique<ExpectPost>();
   s->label = p.known_label();
   s->pattern = p.pattern(p.reader().object(p.member("http"), p.pointer("http")), p.pointer("http"));
+  if (p.has("preferred")) {
+    s->preferred = p.pattern(p.reader().object(p.step()["preferred"], p.pointer("preferred")),
+                             p.pointer("preferred"));
+  }
   s->within = p.timeout("within", "pong_cap_ms");
   s->check = p.check("check");
   return s;

@@ -28,6 +28,18 @@ std::optional<std::size_t> revision_index(std::string_view revision);
 // The known transports: "stdio", "streamable-http", "sse".
 const std::vector<std::string>& known_transports();
 
+// Whether a session at `revision` may carry JSON-RPC batches: 2025-03-26 only (its schema
+// adds JSONRPCBatchRequest and JSONRPCBatchResponse; 2025-06-18 removes them).
+bool revision_has_batches(std::string_view revision);
+
+// Why `transport` has no place in a session at `revision`, or nullopt when it has one.
+// Streamable HTTP exists from 2025-03-26 on. stdio exists in every revision, and so does
+// legacy HTTP+SSE: it is the 2024-11-05 transport, and from 2025-03-26 on the transports
+// page keeps it in its "Backwards Compatibility" section, for clients that support older
+// servers (docs/verdicts.md, "Spec precision decisions").
+std::optional<std::string> transport_absent_at(std::string_view transport,
+                                               std::string_view revision);
+
 // A check on one of the driver's step lines.
 struct DriverCheck {
   CheckDef check;

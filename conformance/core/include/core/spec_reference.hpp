@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,8 @@ namespace mcpping {
 enum class Binds { Client, Server, Either, Definition, Suite };
 
 std::string_view to_string(Binds binds);
+// "client", "server", ... as Binds; nullopt for another text.
+std::optional<Binds> binds_from_string(std::string_view text);
 bool binds_client(Binds binds);
 
 struct SpecReference {

@@ -58,9 +58,12 @@ struct TranscriptRecords {
   // check): the case is an ERROR of the suite, never the client's failure.
   std::optional<std::string> problem;
   std::optional<std::string> last_event;  // the `what` of the last `event` record
-  std::vector<CheckRecord> checks;        // in order
-  std::set<std::string> sent_labels;      // the labels of the frames the server sent
-  std::vector<Json> records;              // every record
+  // The protocol version the first handshake negotiated (an `event` record's `negotiated`):
+  // the revision the session really ran at, which a case's revision range must include.
+  std::optional<std::string> negotiated;
+  std::vector<CheckRecord> checks;    // in order
+  std::set<std::string> sent_labels;  // the labels of the frames the server sent
+  std::vector<Json> records;          // every record
 };
 
 // Reads transcript.jsonl. A missing file gives present=false. A torn last line (the server
