@@ -47,6 +47,7 @@ struct OwedInitialized {
   std::string moved_on;     // why the script went on
   Clock::time_point since;  // the initialize response
   std::size_t step = 0;     // the handshake's step
+  std::string session;      // HTTP: the session its initialize started ("" on stdio)
 };
 
 class Run {

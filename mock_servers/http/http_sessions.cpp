@@ -14,6 +14,7 @@ std::string HttpSessions::next_id(const std::string& prefix) {
 std::string HttpSessions::create() {
   auto id = next_id("mcp-session-");
   sessions_[id].id = id;
+  sessions_[id].serial = counter_;
   latest_ = id;
   return id;
 }
@@ -21,6 +22,7 @@ std::string HttpSessions::create() {
 std::string HttpSessions::create_legacy(std::shared_ptr<SseStream> stream) {
   auto id = next_id("legacy-");
   sessions_[id].id = id;
+  sessions_[id].serial = counter_;
   sessions_[id].stream = std::move(stream);
   legacy_session_ = id;
   return id;
@@ -130,10 +132,12 @@ bool HttpSessions::connected(bool legacy) const {
 }
 
 std::shared_ptr<SseStream> HttpSessions::latest_get_stream() const {
-  std::shared_ptr<SseStream> found;
-  for (const auto& [id, s] : sessions_)
-    if (!s.gone() && s.stream && !s.stream->ended()) found = s.stream;
-  return found;
+  const HttpSession* latest = nullptr;
+  for (const auto& [id, s] : sessions_) {
+    if (s.gone() || !s.stream || s.stream->ended()) continue;
+    if (!latest || s.serial > latest->serial) latest = &s;
+  }
+  return latest ? latest->stream : nullptr;
 }
 
 std::shared_ptr<SseStream> HttpSessions::legacy_stream() const {

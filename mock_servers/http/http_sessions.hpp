@@ -17,6 +17,7 @@ namespace mcpping {
 
 struct HttpSession {
   std::string id;
+  std::uint64_t serial = 0;  // creation order (ids compare as text: "10" before "2")
   std::optional<std::string> protocol_version;  // negotiated, from the initialize result
   bool deleted = false;                         // the client deleted it (DELETE)
   std::string ended;                            // why the server ended it; "" while it lives
