@@ -77,7 +77,17 @@ StdioChannel::~StdioChannel() {
 }
 
 void StdioChannel::start() {
-  reader_ = std::thread([this] { reader_loop(); });
+  {
+    const std::lock_guard lock(mutex_);
+    reader_running_ = true;
+  }
+  reader_ = std::thread([this] {
+    reader_loop();
+    const std::lock_guard lock(mutex_);
+    reader_running_ = false;
+    if (end_requested_ && !input_end_) input_end_ = end_requested_;
+    arrived_.notify_all();
+  });
 }
 
 void StdioChannel::stop() {
@@ -130,6 +140,16 @@ void StdioChannel::reader_loop() {
         release_input();
         continue;
       }
+      bool end_asked = false;
+      {
+        const std::lock_guard lock(mutex_);
+        end_asked = end_requested_.has_value() && !input_end_.has_value();
+      }
+      if (end_asked) {
+        if (reading && !read_available(splitter, buffer)) return;
+        end_requested_input();
+        continue;  // the pipe was drained: its poll result is stale
+      }
     }
     if (!reading) {
       if (fds[1].revents & POLLNVAL) watch_output = false;
@@ -164,12 +184,46 @@ void StdioChannel::reader_loop() {
   }
 }
 
+// What the client wrote before the signal is still in the pipe, maybe not read yet: the
+// reader queues it first (a SIGTERM right after the client's pong must not lose the pong).
 void StdioChannel::end_input(Incoming::Kind why) {
   {
     const std::lock_guard lock(mutex_);
-    input_end_ = why;
+    if (!reader_running_) {
+      input_end_ = why;
+    } else {
+      end_requested_ = why;
+    }
   }
   arrived_.notify_all();
+  wake();
+}
+
+void StdioChannel::end_requested_input() {
+  {
+    const std::lock_guard lock(mutex_);
+    input_end_ = end_requested_;
+  }
+  arrived_.notify_all();
+}
+
+bool StdioChannel::read_available(LineSplitter& splitter, std::vector<char>& buffer) {
+  std::vector<Incoming> events;
+  for (;;) {
+    pollfd fd{in_fd_, POLLIN, 0};
+    if (::poll(&fd, 1, 0) <= 0 || !(fd.revents & (POLLIN | POLLHUP | POLLERR))) return true;
+    const auto n = ::read(in_fd_, buffer.data(), buffer.size());
+    if (n < 0) return errno == EINTR || errno == EAGAIN;
+    const auto now = Clock::now();
+    if (n == 0) {
+      if (auto rest = splitter.finish(now)) push(std::move(*rest));
+      push(Incoming{Incoming::Kind::Eof, {}, 0, now});
+      return false;
+    }
+    events.clear();
+    splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), now, events);
+    for (auto& e : events) push(std::move(e));
+  }
 }
 
 Incoming StdioChannel::receive(Clock::time_point deadline) {

@@ -40,6 +40,9 @@ class StdioChannel : public Channel {
   bool write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
                     SendResult& result);
   void reader_loop();
+  // Reader thread: queues what is in the pipe now, without waiting for more; false at EOF.
+  bool read_available(LineSplitter& splitter, std::vector<char>& buffer);
+  void end_requested_input();
   void push(Incoming in);
   void wake();
   void release_input();
@@ -55,6 +58,10 @@ class StdioChannel : public Channel {
   std::size_t queued_bytes_ = 0;
   bool ended_ = false;                       // Eof queued
   std::optional<Incoming::Kind> input_end_;  // end_input(): once the queue is empty
+  // end_input() asked while the reader runs: the reader first queues what the client had
+  // already written into the pipe, then sets input_end_.
+  std::optional<Incoming::Kind> end_requested_;
+  bool reader_running_ = false;
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> input_closed_{false};
