@@ -28,6 +28,11 @@ struct ClientMessage {
   std::string event;                // a transport event's name; json is null then
 };
 
+// HTTP: the session the host attached the message to ("" on stdio).
+inline std::string session_of(const ClientMessage& message) {
+  return message.meta.is_object() ? message.meta.value("session", "") : std::string();
+}
+
 // Why a pump returned.
 enum class Pump { Stopped, Deadline, Eof, CaseDeadline, Interrupted };
 

@@ -79,8 +79,8 @@ bool Run::take_owed_initialized(const ClientMessage& message) {
     return false;
   // Over HTTP only the session the initialize started can owe it: a later session's
   // notification is that session's, not a late one for the first.
-  const auto session = message.meta.is_object() ? message.meta.value("session", "") : "";
-  if (!owed_initialized->session.empty() && session != owed_initialized->session) return false;
+  if (!owed_initialized->session.empty() && session_of(message) != owed_initialized->session)
+    return false;
   const auto& owed = *owed_initialized;
   record_for_step(owed.step, handshake_check(), Outcome::Met, kHandshakeExpected,
                   owed.init_text + "; notifications/initialized " +

@@ -138,7 +138,7 @@ std::optional<std::string> transport_absent_at(std::string_view transport,
 
 const std::vector<std::string>& required_timeouts() {
   static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
-                                                 "pong_cap_ms",      "quiet_ms",  "settle_ms"};
+                                                 "pong_cap_ms", "quiet_ms"};
   return names;
 }
 

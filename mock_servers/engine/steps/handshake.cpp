@@ -130,8 +130,7 @@ struct Handshake final : Step {
         first_request ? "the client sent " + *first_request + " first"
                       : "nothing within " + format_ms(run.timeout("quiet_ms")) + " ms";
     run.owed_initialized =
-        OwedInitialized{init_text, moved_on, t1, run.step_index,
-                        init->meta.is_object() ? init->meta.value("session", "") : std::string()};
+        OwedInitialized{init_text, moved_on, t1, run.step_index, session_of(*init)};
     run.transcript.event("no notifications/initialized yet (" + moved_on +
                              "): going on, as a lenient server does; the handshake check waits "
                              "for it to the end of the run",

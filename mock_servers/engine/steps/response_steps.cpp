@@ -30,14 +30,41 @@ struct ExpectResponse final : Step {
     std::optional<double> late_ms;
   };
 
+  // What the client answered to one request.
+  struct Judged {
+    Outcome outcome = Outcome::Met;
+    std::string text;       // the Actual
+    bool answered = false;  // any response came
+  };
+
   std::string expected_text(const std::vector<SentFrame>& requests, Bounds bounds) const;
-  // What the client answered to one request: the outcome and the Actual text.
-  std::pair<Outcome, std::string> judge_one(const Run& run, const SentFrame& req, Bounds bounds,
-                                            std::vector<double>& latencies) const;
+  Judged judge_one(const Run& run, const SentFrame& req, Bounds bounds,
+                   std::vector<double>& latencies) const;
   void judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const;
   void judge_code(Run& run, const std::vector<SentFrame>& requests) const;
   StepResult run(Run& run) const override;
 };
+
+// Up to five items, " | " between them, " | ..." when there were more.
+std::string first_five(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? " | " : "") + items[i];
+  if (items.size() > 5) out += " | ...";
+  return out;
+}
+
+// The client's responses to `req`, in order, with how each id matched; a response from before
+// the request was written cannot answer it.
+std::vector<std::pair<const ClientMessage*, IdMatch>> answers_to(const Run& run,
+                                                                 const SentFrame& req) {
+  std::vector<std::pair<const ClientMessage*, IdMatch>> got;
+  for (const auto& r : run.client.responses) {
+    if (!r.json.contains("id") || r.at < req.written) continue;
+    const auto m = match_id(req.frame["id"], r.json["id"]);
+    if (m != IdMatch::None) got.emplace_back(&r, m);
+  }
+  return got;
+}
 
 std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests,
                                           Bounds bounds) const {
@@ -65,21 +92,16 @@ std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests
   return expected;
 }
 
-std::pair<Outcome, std::string> ExpectResponse::judge_one(const Run& run, const SentFrame& req,
-                                                          Bounds bounds,
-                                                          std::vector<double>& latencies) const {
+ExpectResponse::Judged ExpectResponse::judge_one(const Run& run, const SentFrame& req,
+                                                 Bounds bounds,
+                                                 std::vector<double>& latencies) const {
   const auto& id = req.frame["id"];
-  std::vector<std::pair<const ClientMessage*, IdMatch>> got;
-  for (const auto& r : run.client.responses) {
-    // A response from before the request was written cannot answer it.
-    if (!r.json.contains("id") || r.at < req.written) continue;
-    const auto m = match_id(id, r.json["id"]);
-    if (m != IdMatch::None) got.emplace_back(&r, m);
-  }
+  const auto got = answers_to(run, req);
   if (got.empty()) {
-    return {Outcome::Broken, "nothing by the end of the run (" +
-                                 format_ms(elapsed_ms(req.written, Clock::now())) +
-                                 " ms after it was sent)"};
+    return {Outcome::Broken,
+            "nothing by the end of the run (" + format_ms(elapsed_ms(req.written, Clock::now())) +
+                " ms after it was sent)",
+            false};
   }
   Outcome o = Outcome::Met;
   const auto& [first, how] = got.front();
@@ -152,7 +174,7 @@ std::pair<Outcome, std::string> ExpectResponse::judge_one(const Run& run, const 
   }
   std::string text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
   for (const auto& n : notes) text += "; " + n;
-  return {o, text};
+  return {o, text, true};
 }
 
 void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const {
@@ -162,8 +184,8 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
   std::string actual;
   std::size_t answered = 0;
   for (const auto& req : requests) {
-    auto [o, text] = judge_one(run, req, bounds, latencies);
-    if (text.rfind("nothing", 0) != 0) ++answered;
+    auto [o, text, was_answered] = judge_one(run, req, bounds, latencies);
+    if (was_answered) ++answered;
     outcome = std::max(outcome, o);
     if (requests.size() == 1) {
       actual = std::move(text);
@@ -181,12 +203,8 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
                 " ms, max " + format_ms(summary.max) + " ms";
       details["latency"] = {{"p50", summary.p50}, {"p95", summary.p95}, {"max", summary.max}};
     }
-    if (!problems.empty()) {
-      actual += "; " + std::to_string(problems.size()) + " problem(s): ";
-      for (std::size_t i = 0; i < problems.size() && i < 5; ++i)
-        actual += (i ? " | " : "") + problems[i];
-      if (problems.size() > 5) actual += " | ...";
-    }
+    if (!problems.empty())
+      actual += "; " + std::to_string(problems.size()) + " problem(s): " + first_five(problems);
   }
   if (error_wanted) latencies.clear();  // latency is recorded for pongs only
   run.record(check, outcome, expected_text(requests, bounds), actual, latencies,
@@ -200,14 +218,8 @@ void ExpectResponse::judge_code(Run& run, const std::vector<SentFrame>& requests
   std::vector<std::string> codes;
   bool all_wanted = true;
   for (const auto& req : requests) {
-    const ClientMessage* first = nullptr;
-    for (const auto& r : run.client.responses) {
-      if (r.at >= req.written && r.json.contains("id") &&
-          match_id(req.frame["id"], r.json["id"]) != IdMatch::None) {
-        first = &r;
-        break;
-      }
-    }
+    const auto got = answers_to(run, req);
+    const ClientMessage* first = got.empty() ? nullptr : got.front().first;
     if (!first || !first->json.contains("error") || !first->json["error"].is_object()) {
       all_wanted = false;
       codes.push_back(first ? "not an error response" : "no response");
@@ -217,10 +229,8 @@ void ExpectResponse::judge_code(Run& run, const std::vector<SentFrame>& requests
     if (!same_json(code, Json(want_code))) all_wanted = false;
     codes.push_back(describe_error(first->json));
   }
-  std::string actual;
-  for (std::size_t i = 0; i < codes.size() && i < 5; ++i) actual += (i ? " | " : "") + codes[i];
   run.record(*code_check, all_wanted ? Outcome::Met : Outcome::Broken,
-             "error code " + std::to_string(want_code), actual);
+             "error code " + std::to_string(want_code), first_five(codes));
 }
 
 StepResult ExpectResponse::run(Run& run) const {
@@ -308,26 +318,20 @@ struct ExpectNoResponse final : Step {
       if (r->json.contains("error")) errors.push_back(text);
       if (forbid_any || !r->json.contains("error")) violations.push_back(text);
     }
-    auto joined = [](const std::vector<std::string>& items) {
-      std::string out;
-      for (std::size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? " | " : "") + items[i];
-      if (items.size() > 5) out += " | ...";
-      return out;
-    };
     const auto watched = "in the " + format_ms(elapsed_ms(t0, Clock::now())) + " ms to the end";
     if (violations.empty()) {
-      run.record(
-          check, Outcome::Met, expected,
-          "none " + watched + (errors.empty() ? std::string() : " (seen: " + joined(errors) + ")"));
+      run.record(check, Outcome::Met, expected,
+                 "none " + watched +
+                     (errors.empty() ? std::string() : " (seen: " + first_five(errors) + ")"));
     } else {
-      run.record(check, Outcome::Broken, expected, joined(violations));
+      run.record(check, Outcome::Broken, expected, first_five(violations));
     }
     if (info_check) {
       // Silence meets it; an error response is recorded with its code (INFORMATIONAL for an
       // INFO check): both are acceptable answers to a malformed request.
       run.record(*info_check, errors.empty() ? Outcome::Met : Outcome::Broken,
                  "the error response, if any, and its code",
-                 errors.empty() ? "no error response " + watched : joined(errors));
+                 errors.empty() ? "no error response " + watched : first_five(errors));
     }
   }
 
