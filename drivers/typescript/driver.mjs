@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Driver (contract v1, docs/driver-contract.md) for the TypeScript MCP SDK client,
+// Driver (contract v1.1, docs/driver-contract.md) for the TypeScript MCP SDK client,
 // @modelcontextprotocol/sdk. It uses only the SDK's public client API.
 //
 //   node drivers/typescript/driver.mjs [server-url]
@@ -53,6 +53,10 @@ function makeTransport() {
   return transportName === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url);
 }
 
+// A step's timeout_ms (contract v1.1) is the request's own timeout, as an application sets
+// one; otherwise the SDK's default applies.
+const options = (step) => (Number.isInteger(step.timeout_ms) ? { timeout: step.timeout_ms } : undefined);
+
 let client;
 const run = {
   async connect() {
@@ -62,9 +66,9 @@ const run = {
     await client.connect(makeTransport());
     return { serverInfo: client.getServerVersion() ?? null, capabilities: client.getServerCapabilities() ?? {} };
   },
-  call_tool: (step) => client.callTool({ name: step.name, arguments: step.arguments ?? {} }),
-  list_tools: () => client.listTools(),
-  ping: () => client.ping(),
+  call_tool: (step) => client.callTool({ name: step.name, arguments: step.arguments ?? {} }, undefined, options(step)),
+  list_tools: (step) => client.listTools(undefined, options(step)),
+  ping: (step) => client.ping(options(step)),
   idle: (step) => new Promise((resolve) => setTimeout(() => resolve({}), Number(step.ms) || 0)),
   close: () => client.close(),
 };

@@ -90,9 +90,8 @@ struct BrokenCase {
 const BrokenCase kBrokenCases[] = {
     {"unknown-timeout",
      "/script/3/within: unknown timeout \"pong_capms\" (known: burst_cap_ms, case_deadline_ms, "
-     "expect_ms, "
-     "idle_window_ms, "
-     "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
+     "client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, pong_cap_ms, "
+     "quiet_ms, settle_ms)"},
     {"missing-title", "/title: required"},
     {"unknown-spec", "/script/1/check/spec/0: unknown spec reference \"ping.nope\""},
     {"duplicate-check", "/script/3/check/id: duplicate check id \"call-received\""},
@@ -130,9 +129,14 @@ const BrokenCase kBrokenCases[] = {
     {"expect-without-check", "/script/1/check: required"},
     {"driver-idle-unknown-timeout",
      "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: burst_cap_ms, case_deadline_ms, "
-     "expect_ms, "
-     "idle_window_ms, "
-     "late_pong_ms, observe_ms, pong_cap_ms, quiet_ms, settle_ms)"},
+     "client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, pong_cap_ms, "
+     "quiet_ms, settle_ms)"},
+    {"driver-request-timeout-unknown",
+     "/driver_steps/1/request_timeout: unknown timeout \"one_second\" (known: burst_cap_ms, "
+     "case_deadline_ms, client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, "
+     "pong_cap_ms, quiet_ms, settle_ms)"},
+    {"driver-close-request-timeout",
+     "/driver_steps/2/request_timeout: unknown field \"request_timeout\" (known: op)"},
     {"step-transport-not-in-case",
      "/script/2/transports/0: \"sse\" is not one of the case's transports"},
     {"unknown-template-operator",
@@ -315,6 +319,17 @@ TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
   EXPECT_EQ(steps[1], s.driver_steps[1]);
 }
 
+// A request step's named timeout reaches the driver as the contract's timeout_ms, scaled.
+TEST(Scenario, RequestTimeoutBecomesTimeoutMs) {
+  const auto defaults = test::fixture_defaults();
+  const auto s =
+      load_scenario(kFixtures / "scenarios/client-ping/unanswered.json", "client-ping/unanswered",
+                    defaults, test::fixture_refs(), validate_script);
+  const auto steps = resolve_driver_steps(s, scaled_timeouts(defaults, 3));
+  EXPECT_EQ(steps[1], Json::parse(R"({"op":"ping","timeout_ms":3000})"));
+  EXPECT_EQ(steps[2], Json::parse(R"({"op":"ping"})"));
+}
+
 // A step may run on some of the case's transports only; its checks follow it.
 TEST(Scenario, StepTransportsFilterTheResolvedScript) {
   const auto defaults = test::fixture_defaults();
@@ -371,7 +386,7 @@ TEST(Scenario, SpecReferencesSayWhomTheyBind) {
 TEST(Scenario, DefaultsAndSpecReferencesLoad) {
   const auto defaults = test::fixture_defaults();
   EXPECT_EQ(defaults.line_cap_bytes, 1048576u);
-  EXPECT_EQ(defaults.timeouts.size(), 9u);
+  EXPECT_EQ(defaults.timeouts.size(), 10u);
   EXPECT_EQ(defaults.server_info["name"], Json("mcp-ping-conformance-mock"));
   const auto refs = test::fixture_refs();
   ASSERT_TRUE(refs.count("ping.respond-promptly"));

@@ -1,5 +1,5 @@
 // mcp-reference-driver: runs the conformance suite's steps against the reference client,
-// following driver contract v1 (docs/driver-contract.md): one JSON line per step on stdout,
+// following driver contract v1.1 (docs/driver-contract.md): one JSON line per step on stdout,
 // logs on stderr, exit 127 for anything unsupported.
 
 #include "mcp/client.hpp"
@@ -142,6 +142,10 @@ void validate_steps(const json& context, const std::string& transport) {
         fail_context(where + ": idle needs a non-negative integer 'ms'");
       }
     }
+    if (step.contains("timeout_ms") &&
+        (!step["timeout_ms"].is_number_integer() || step["timeout_ms"].get<long long>() <= 0)) {
+      fail_context(where + ": 'timeout_ms' must be a positive integer");
+    }
   }
   const auto server = context.find("server");
   if (server == context.end() || !server->is_object()) fail_context("'server' must be an object");
@@ -197,12 +201,16 @@ class Runner {
     }
     if (!client_)
       throw mcp::Error(mcp::errc::not_connected, "not connected (no successful connect step)");
+    // The step's own timeout (contract v1.1), as an application sets one per request.
+    mcp::Client::Timeout timeout;
+    if (step.contains("timeout_ms"))
+      timeout = std::chrono::milliseconds(step["timeout_ms"].get<long long>());
     if (op == "call_tool") {
       return client_->call_tool(step["name"].get<std::string>(),
-                                step.value("arguments", json::object()));
+                                step.value("arguments", json::object()), timeout);
     }
-    if (op == "list_tools") return client_->list_tools();
-    if (op == "ping") return client_->ping();
+    if (op == "list_tools") return client_->list_tools(std::nullopt, timeout);
+    if (op == "ping") return client_->ping(timeout);
     // close
     client_->close();
     client_.reset();

@@ -56,9 +56,11 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
       c.fail(p + "/op", "unknown op \"" + op + "\" (known: " + join(kDriverOps, ", ") + ")");
     }
     if (op == "call_tool") {
-      c.only_keys(step, {"op", "name", "arguments"}, p);
+      c.only_keys(step, {"op", "name", "arguments", "request_timeout"}, p);
       c.nonempty_string(c.member(step, "name", p), p + "/name");
       if (step.contains("arguments")) c.object(step["arguments"], p + "/arguments");
+    } else if (op == "list_tools" || op == "ping") {
+      c.only_keys(step, {"op", "request_timeout"}, p);
     } else if (op == "idle") {
       c.only_keys(step, {"op", "ms", "timeout"}, p);
       if (step.contains("ms") == step.contains("timeout")) {
@@ -69,6 +71,8 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
     } else {
       c.only_keys(step, {"op"}, p);
     }
+    if (step.contains("request_timeout"))
+      check_timeout(c, step["request_timeout"], p + "/request_timeout", timeouts);
   }
 }
 
@@ -342,19 +346,24 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
               {"checks", checks}};
 }
 
+// Named timeouts become milliseconds: an idle step's "timeout" its "ms", a request step's
+// "request_timeout" the contract's "timeout_ms".
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) {
   Json steps = scenario.driver_steps;
-  for (auto& step : steps) {
-    if (step.value("op", "") == "idle" && step.contains("timeout")) {
-      const auto name = step["timeout"].get<std::string>();
-      const auto it = scaled.find(name);
-      if (it == scaled.end()) {
-        throw FixtureError(scenario.file.string(), "/driver_steps",
-                           "unknown timeout \"" + name + "\"");
-      }
-      step.erase("timeout");
-      step["ms"] = static_cast<std::int64_t>(std::llround(it->second));
+  const auto resolve = [&](Json& step, const char* from, const char* to) {
+    if (!step.contains(from)) return;
+    const auto name = step[from].get<std::string>();
+    const auto it = scaled.find(name);
+    if (it == scaled.end()) {
+      throw FixtureError(scenario.file.string(), "/driver_steps",
+                         "unknown timeout \"" + name + "\"");
     }
+    step.erase(from);
+    step[to] = static_cast<std::int64_t>(std::llround(it->second));
+  };
+  for (auto& step : steps) {
+    if (step.value("op", "") == "idle") resolve(step, "timeout", "ms");
+    resolve(step, "request_timeout", "timeout_ms");
   }
   return steps;
 }

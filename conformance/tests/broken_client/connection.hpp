@@ -1,7 +1,9 @@
 // A connection of the broken client to its server, over one transport.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -13,12 +15,24 @@ namespace broken {
 
 using nlohmann::json;
 
+using Timeout = std::chrono::milliseconds;
+
+// The client gave up waiting for request `id`.
+struct TimedOut : std::runtime_error {
+  TimedOut(int request_id, Timeout after)
+      : std::runtime_error("request timed out after " + std::to_string(after.count()) + " ms"),
+        id(request_id) {}
+  int id;
+};
+
 class Connection {
  public:
   virtual ~Connection() = default;
-  // Sends a request and waits for its result; throws std::runtime_error on an error.
-  virtual json request(const std::string& method, const json& params) = 0;
-  virtual void notify(const std::string& method) = 0;
+  // Sends a request and waits up to `timeout` (none: the transport's own bound) for its
+  // result; throws TimedOut, or std::runtime_error on an error.
+  virtual json request(const std::string& method, const json& params,
+                       std::optional<Timeout> timeout) = 0;
+  virtual void notify(const std::string& method, const json& params) = 0;
   virtual void close() = 0;
 };
 

@@ -51,10 +51,14 @@ inline const std::set<std::string> kFaults = {
     "crash-on-close",        // aborts when told to close
     "reuses-ping-id",        // sends every ping with id 1, its initialize request's id
     "pong-without-jsonrpc",  // pongs without the jsonrpc member
-    "late-reply-to-notification",  // answers a ping that has no id, 600 ms later
-    "pong-with-members",           // pongs with a non-empty result
-    "unknown-method-wrong-code",   // answers unknown server requests -32603, not -32601
-    "cancel-fails-call",           // a notifications/cancelled it cannot match fails the call
+    "late-reply-to-notification",    // answers a ping that has no id, 600 ms later
+    "pong-with-members",             // pongs with a non-empty result
+    "unknown-method-wrong-code",     // answers unknown server requests -32603, not -32601
+    "cancel-fails-call",             // a notifications/cancelled it cannot match fails the call
+    "no-request-timeout",            // ignores a step's timeout_ms: waits 30 s for any answer
+    "no-cancel-on-timeout",          // gives up on a request without notifications/cancelled
+    "timeout-breaks-session",        // after giving up on a request, fails every later one
+    "late-response-breaks-session",  // an answer to a request it gave up on stops its reader
 };
 
 inline std::set<std::string>& active_faults() {

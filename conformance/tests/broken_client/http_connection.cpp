@@ -64,7 +64,8 @@ class HttpConnection : public Connection {
 
   ~HttpConnection() override { close(); }
 
-  json request(const std::string& method, const json& params) override {
+  json request(const std::string& method, const json& params,
+               std::optional<Timeout> timeout) override {
     if (method == "initialize") {
       if (has("early-get")) probe_get_stream();
       initialize_params_ = params;
@@ -75,16 +76,18 @@ class HttpConnection : public Connection {
     }
     if (session_ended_) throw std::runtime_error("the session ended");
     int status = 0;
-    json result = send_request(method, params, status);
+    json result = send_request(method, params, status, timeout);
     if (status == 404 && method != "initialize" && session_lost_) {
       renew_session();
-      result = send_request(method, params, status);
+      result = send_request(method, params, status, timeout);
     }
     return result;
   }
 
-  void notify(const std::string& method) override {
-    post({{"jsonrpc", "2.0"}, {"method", method}}, true);  // its status does not matter here
+  void notify(const std::string& method, const json& params) override {
+    json frame = {{"jsonrpc", "2.0"}, {"method", method}};
+    if (!params.is_null()) frame["params"] = params;
+    post(frame, true);  // its status does not matter here
     if (method == "notifications/initialized" && !has("no-get-stream")) open_get_stream();
   }
 
@@ -105,8 +108,10 @@ class HttpConnection : public Connection {
   }
 
  private:
-  // One request POSTed, its answer (JSON or SSE) read; `status` is the HTTP status.
-  json send_request(const std::string& method, const json& params, int& status) {
+  // One request POSTed, its answer (JSON or SSE) read; `status` is the HTTP status. `timeout`
+  // bounds each read (default 10 s): a server that holds the answer longer is given up on.
+  json send_request(const std::string& method, const json& params, int& status,
+                    std::optional<Timeout> timeout) {
     set_pending(method);
     struct Done {
       HttpConnection& c;
@@ -115,7 +120,8 @@ class HttpConnection : public Connection {
     const int id = next_request_id(method, next_id_);
     const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
     httplib::Client client(origin_);
-    client.set_read_timeout(10, 0);
+    const Timeout bound = timeout.value_or(std::chrono::seconds(10));
+    client.set_read_timeout(bound);
     httplib::Request req;
     req.method = "POST";
     req.path = path_;
@@ -164,6 +170,7 @@ class HttpConnection : public Connection {
     const auto result = client.send(req);
     if (!failure.empty()) throw std::runtime_error(failure);
     if (auto why = take_stray_failure()) throw std::runtime_error(*why);
+    if (!result && result.error() == httplib::Error::Read && !response) throw TimedOut(id, bound);
     if (!result) throw std::runtime_error("POST failed: " + httplib::to_string(result.error()));
     status = result->status;
     if (status == 404 && method != "initialize") {
@@ -208,8 +215,8 @@ class HttpConnection : public Connection {
       session_.clear();
     }
     int status = 0;
-    send_request("initialize", initialize_params_, status);
-    if (!has("no-initialized")) notify("notifications/initialized");
+    send_request("initialize", initialize_params_, status, std::nullopt);
+    if (!has("no-initialized")) notify("notifications/initialized", json());
   }
 
   std::string session_id() const {

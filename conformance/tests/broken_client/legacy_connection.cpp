@@ -37,16 +37,19 @@ class LegacyConnection : public Connection {
 
   ~LegacyConnection() override { close(); }
 
-  json request(const std::string& method, const json& params) override {
+  json request(const std::string& method, const json& params,
+               std::optional<Timeout> timeout) override {
     const int id = next_request_id(method, next_id_);
     pending_.begin(id, method);
     if (!post({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}))
       throw std::runtime_error("POST failed");
-    return pending_.wait();
+    return pending_.wait(timeout.value_or(kWait));
   }
 
-  void notify(const std::string& method) override {
-    post({{"jsonrpc", "2.0"}, {"method", method}});
+  void notify(const std::string& method, const json& params) override {
+    json frame = {{"jsonrpc", "2.0"}, {"method", method}};
+    if (!params.is_null()) frame["params"] = params;
+    post(frame);
   }
 
   void close() override {

@@ -29,10 +29,17 @@ void print_step(std::size_t step, const std::string& op, bool ok, const json& pa
   std::cout << line.dump() << std::endl;
 }
 
+// The step's timeout_ms; no-request-timeout ignores it and waits far longer than any case.
+std::optional<broken::Timeout> timeout_of(const json& step) {
+  if (broken::has("no-request-timeout")) return std::chrono::seconds(30);
+  if (!step.contains("timeout_ms")) return std::nullopt;
+  return broken::Timeout(step["timeout_ms"].get<long long>());
+}
+
 // The driver's ping op, with the faults of a client's own ping.
-json own_ping(std::unique_ptr<broken::Connection>& connection) {
+json own_ping(std::unique_ptr<broken::Connection>& connection, const json& step) {
   try {
-    json result = connection->request("ping", json::object());
+    json result = connection->request("ping", json::object(), timeout_of(step));
     if (broken::has("ping-rejects-empty-result") && result.empty())
       throw std::runtime_error("invalid ping result: {}");
     return result;
@@ -83,6 +90,7 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<broken::Connection> connection;
+  bool gave_up = false;  // timeout-breaks-session: a request timed out before
   std::size_t index = 0;
   for (const auto& step : context["steps"]) {
     const std::string op = step["op"];
@@ -102,11 +110,13 @@ int main(int argc, char** argv) {
           std::this_thread::sleep_for(std::chrono::seconds(6));
           throw std::runtime_error("connect timed out: the server never spoke first");
         }
-        result = connection->request(
-            "initialize", {{"protocolVersion", revision},
-                           {"capabilities", json::object()},
-                           {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}});
-        if (!broken::has("no-initialized")) connection->notify("notifications/initialized");
+        result =
+            connection->request("initialize",
+                                {{"protocolVersion", revision},
+                                 {"capabilities", json::object()},
+                                 {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}},
+                                std::nullopt);
+        if (!broken::has("no-initialized")) connection->notify("notifications/initialized", json());
       } else if (op == "idle") {
         std::this_thread::sleep_for(std::chrono::milliseconds(step.value("ms", 0)));
       } else if (op == "close") {
@@ -114,17 +124,24 @@ int main(int argc, char** argv) {
         if (connection) connection->close();
       } else if (!connection) {
         throw std::runtime_error("not connected");
-      } else if (broken::has("refuses-requests")) {
+      } else if (broken::has("refuses-requests") || gave_up) {
         throw std::runtime_error(op + " refused locally: nothing was sent");
       } else if (op == "call_tool") {
         result = connection->request("tools/call",
-                                     {{"name", step["name"]}, {"arguments", step["arguments"]}});
+                                     {{"name", step["name"]}, {"arguments", step["arguments"]}},
+                                     timeout_of(step));
       } else if (op == "list_tools") {
-        result = connection->request("tools/list", json::object());
+        result = connection->request("tools/list", json::object(), timeout_of(step));
       } else if (op == "ping") {
-        result = own_ping(connection);
+        result = own_ping(connection, step);
       }
       print_step(index, op, true, result);
+    } catch (const broken::TimedOut& e) {
+      // "the sender SHOULD issue a cancellation notification for that request"
+      if (connection && !broken::has("no-cancel-on-timeout"))
+        connection->notify("notifications/cancelled", {{"requestId", e.id}, {"reason", e.what()}});
+      gave_up = broken::has("timeout-breaks-session");
+      print_step(index, op, false, {{"message", e.what()}});
     } catch (const std::exception& e) {
       print_step(index, op, false, {{"message", e.what()}});
     }

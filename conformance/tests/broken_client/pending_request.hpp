@@ -7,9 +7,11 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 
+#include "connection.hpp"
 #include "faults.hpp"
 
 namespace broken {
@@ -34,6 +36,11 @@ class PendingRequest {
   Next offer(const json& message) {
     const std::lock_guard lock(mutex_);
     if (kills_idle_reader(message, method_)) return Next::StopReading;
+    if (has("late-response-breaks-session") && !message.contains("method") &&
+        message.contains("id") && message["id"].is_number_integer() &&
+        abandoned_.count(message["id"].get<int>())) {
+      return Next::StopReading;
+    }
     if (auto why = breaks_pending(message, method_)) {
       failure_ = std::move(why);
       settled_.notify_all();
@@ -57,12 +64,15 @@ class PendingRequest {
     settled_.notify_all();
   }
 
-  // Waits (bounded) for the outcome: the result, or throws what went wrong.
-  json wait(std::chrono::milliseconds bound = std::chrono::seconds(5)) {
+  // Waits up to `bound` for the outcome: the result, or throws what went wrong (TimedOut when
+  // the bound passed; the request is then abandoned).
+  json wait(Timeout bound) {
     std::unique_lock lock(mutex_);
     if (!settled_.wait_for(lock, bound, [&] { return response_ || failure_ || ended_; })) {
+      const int id = id_.value_or(0);
+      abandoned_.insert(id);
       clear_locked();
-      throw std::runtime_error("request timed out");
+      throw TimedOut(id, bound);
     }
     return outcome_locked();
   }
@@ -103,6 +113,7 @@ class PendingRequest {
   std::string method_;  // the request in flight; "" for none
   std::optional<json> response_;
   std::optional<std::string> failure_;  // what a server message did to the request in flight
+  std::set<int> abandoned_;             // ids of requests it gave up waiting for
   bool ended_ = false;
 };
 

@@ -18,6 +18,8 @@
 namespace broken {
 namespace {
 
+constexpr auto kWait = std::chrono::seconds(5);
+
 class StdioConnection : public Connection {
  public:
   explicit StdioConnection(const std::vector<std::string>& argv) {
@@ -51,7 +53,8 @@ class StdioConnection : public Connection {
 
   ~StdioConnection() override { close(); }
 
-  json request(const std::string& method, const json& params) override {
+  json request(const std::string& method, const json& params,
+               std::optional<Timeout> timeout) override {
     const int id = next_request_id(method, next_id_);
     pending_.begin(id, method);
     write({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
@@ -63,11 +66,13 @@ class StdioConnection : public Connection {
         if (auto result = pending_.poll()) return *result;
       }
     }
-    return pending_.wait();
+    return pending_.wait(timeout.value_or(kWait));
   }
 
-  void notify(const std::string& method) override {
-    write({{"jsonrpc", "2.0"}, {"method", method}});
+  void notify(const std::string& method, const json& params) override {
+    json frame = {{"jsonrpc", "2.0"}, {"method", method}};
+    if (!params.is_null()) frame["params"] = params;
+    write(frame);
   }
 
   void close() override {

@@ -27,8 +27,10 @@ struct Expect final : Step {
       // Stopped by the host once the driver had exited: not reached, not broken.
       if (why == Pump::Interrupted) return run.after_wait(why);
       run.record(check, Outcome::Broken, expected, run.client.no_message_text(why, within_ms, t0));
-      // An INFO or MAY check records what happened; its absence is no reason to stop.
-      if ((check.level == Level::Info || check.level == Level::May) && why == Pump::Deadline) {
+      // Only a missing MUST message stops the script: a SHOULD, MAY or INFO check records its
+      // absence and the case goes on to what it is about (a later step that needs the capture
+      // stops it then).
+      if (check.level != Level::Must && why == Pump::Deadline) {
         return StepResult::Ok;
       }
       run.stop_reason = "expected message did not arrive";

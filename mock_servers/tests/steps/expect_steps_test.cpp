@@ -57,7 +57,9 @@ TEST(ExpectSteps, ObserveClientPingsRecordsCountAndIntervals) {
   EXPECT_EQ(ch.sent.back(), Json::parse(R"({"jsonrpc":"2.0","id":"k2","result":{}})"));
 }
 
-TEST(ExpectSteps, UnmetInfoExpectDoesNotStopTheScript) {
+// A call, then a notifications/cancelled that never comes (expected at `level`), then the
+// script's own answer to the call. Returns the call's result as the client got it.
+Json call_result_after_missing_cancellation(const std::string& level) {
   FakeChannel ch;
   FakeClient client(ch);
   const auto script = make_resolved(
@@ -67,13 +69,28 @@ TEST(ExpectSteps, UnmetInfoExpectDoesNotStopTheScript) {
                         {"check", test::check_def("call")}},
                    Json{{"expect", {{"method", "notifications/cancelled"}}},
                         {"within", "quiet_ms"},
-                        {"check", test::check_def("cancelled", "INFO")}},
+                        {"check", test::check_def("cancelled", level)}},
                    Json{{"respond", "call"}, {"result", {{"content", Json::array()}}}}}));
   const auto r = run(script, ch, client);
   EXPECT_EQ(find_check(r.records, "cancelled")["outcome"], Json("broken"));
-  ASSERT_EQ(client.results.size(), 1u);
-  EXPECT_EQ(client.results[0]["result"],
-            Json::parse(R"({"content":[]})"));  // the script's answer, not the default
+  EXPECT_EQ(client.results.size(), 1u);
+  return client.results.empty() ? Json() : client.results[0]["result"];
+}
+
+const Json kScriptsAnswer = Json::parse(R"({"content":[]})");
+
+TEST(ExpectSteps, UnmetInfoExpectDoesNotStopTheScript) {
+  EXPECT_EQ(call_result_after_missing_cancellation("INFO"), kScriptsAnswer);
+}
+
+// A missing SHOULD message is recorded and the case goes on to its subject.
+TEST(ExpectSteps, MissingShouldCancellationNoLongerStopsTheScript) {
+  EXPECT_EQ(call_result_after_missing_cancellation("SHOULD"), kScriptsAnswer);
+}
+
+// A missing MUST message stops the script: the call gets the default answer instead.
+TEST(ExpectSteps, UnmetMustExpectStopsTheScript) {
+  EXPECT_NE(call_result_after_missing_cancellation("MUST"), kScriptsAnswer);
 }
 
 }  // namespace
