@@ -45,6 +45,40 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// The transport × case matrix, then one line for each gap saying why the case means nothing
+// there (the fixture's "not_on").
+std::string transport_matrix(const std::vector<Scenario>& scenarios) {
+  std::ostringstream out;
+  std::map<std::string, std::size_t> pairs;
+  out << "| case |";
+  for (const auto& transport : known_transports()) out << " " << transport << " |";
+  out << " title |\n|---|";
+  for (std::size_t i = 0; i < known_transports().size(); ++i) out << ":-:|";
+  out << "---|\n";
+  std::ostringstream gaps;
+  for (const auto& scenario : scenarios) {
+    out << "| [`" << scenario.id << "`](#" << scenario.id << ") |";
+    for (const auto& transport : known_transports()) {
+      const bool runs = scenario.runs_on(transport);
+      if (runs) ++pairs[transport];
+      out << (runs ? " \u2713 |" : " \u2013 |");
+      if (const auto it = scenario.not_on.find(transport); !runs && it != scenario.not_on.end())
+        gaps << "- `" << scenario.id << "` on " << transport << ": " << markdown_cell(it->second)
+             << "\n";
+    }
+    out << " " << markdown_cell(scenario.title) << " |\n";
+  }
+  std::size_t total = 0;
+  out << "| " << scenarios.size() << " cases |";
+  for (const auto& transport : known_transports()) {
+    out << " " << pairs[transport] << " |";
+    total += pairs[transport];
+  }
+  out << " " << total << " case \u00d7 transport pairs |\n";
+  if (!gaps.str().empty()) out << "\nWhere a case does not run, and why:\n\n" << gaps.str();
+  return out.str();
+}
+
 }  // namespace
 
 std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const SpecReferences& refs) {
@@ -64,11 +98,7 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
     if (by_area[area].empty()) areas.push_back(area);
     by_area[area].push_back(&scenario);
   }
-  out << "| case | transports | title |\n|---|---|---|\n";
-  for (const auto& scenario : scenarios) {
-    out << "| [`" << scenario.id << "`](#" << scenario.id << ") | " << joined(scenario.transports)
-        << " | " << markdown_cell(scenario.title) << " |\n";
-  }
+  out << transport_matrix(scenarios);
   for (const auto& area : areas) {
     out << "\n## " << area << "\n";
     for (const Scenario* scenario : by_area[area]) {
@@ -76,8 +106,10 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
           << "`: " << scenario->title << "\n\n"
           << scenario->description << "\n\n"
           << "- Catches: " << scenario->catches << "\n"
-          << "- Transports: " << joined(scenario->transports) << "\n"
-          << "- Revisions: " << scenario->revision_from << " to " << scenario->revision_until
+          << "- Transports: " << joined(scenario->transports) << "\n";
+      for (const auto& [transport, why] : scenario->not_on)
+        out << "- Not on " << transport << ": " << why << "\n";
+      out << "- Revisions: " << scenario->revision_from << " to " << scenario->revision_until
           << "\n\n"
           << "| check | level | binds the client | also cites |\n|---|---|---|---|\n";
       for (const auto& check : scenario->script_checks) {

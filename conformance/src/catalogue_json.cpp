@@ -63,6 +63,7 @@ OrderedJson case_json(const Scenario& scenario) {
           {"area", scenario.id.substr(0, scenario.id.find('/'))},
           {"title", scenario.title},
           {"transports", scenario.transports},
+          {"not_on", scenario.not_on},
           {"revisions", {{"from", scenario.revision_from}, {"until", scenario.revision_until}}},
           {"exclusive", scenario.exclusive},
           {"deadline_kill", level_name(scenario.deadline_kill)},

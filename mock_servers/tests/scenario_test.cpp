@@ -31,6 +31,19 @@ TEST(Scenario, EveryRealFixtureLoads) {
   }
 }
 
+// The catalogue's transport matrix has no silent gap: a case that leaves a transport out says
+// why in "not_on" (docs/catalogue.md shows the line).
+TEST(Scenario, EveryCaseSaysWhyItLeavesATransportOut) {
+  const auto catalogue = load_catalogue(kFixtures / "scenarios", test::fixture_defaults(),
+                                        test::fixture_refs(), validate_script);
+  for (const auto& s : catalogue) {
+    for (const auto& t : known_transports()) {
+      if (s.runs_on(t)) continue;
+      EXPECT_TRUE(s.not_on.count(t)) << s.id << " gives no reason for " << t;
+    }
+  }
+}
+
 // A check is about the client: it must cite at least one sentence that binds the client
 // (a client, either or suite key in fixtures/spec-references.json), not only a sentence that
 // binds the server or defines a term. INFO checks record and oblige nobody.
@@ -117,7 +130,7 @@ const BrokenCase kBrokenCases[] = {
      "/driver_checks/0/step: driver step 3 does not exist (there are 3)"},
     {"unknown-top-level",
      "/scripts: unknown field \"scripts\" (known: title, description, catches, transports, "
-     "revisions, "
+     "not_on, revisions, "
      "driver_steps, driver_checks, script, deadline_kill, http, exclusive)"},
     {"reserved-check-id",
      "/script/3/check/id: \"transport:line-too-long\" is reserved for the mock server's own "
@@ -135,6 +148,9 @@ const BrokenCase kBrokenCases[] = {
      "/driver_steps/1/request_timeout: unknown timeout \"one_second\" (known: burst_cap_ms, "
      "case_deadline_ms, client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, "
      "pong_cap_ms, quiet_ms, settle_ms)"},
+    {"not-on-its-own-transport", "/not_on/stdio: the case runs on stdio: no reason to give"},
+    {"not-on-unknown-transport",
+     "/not_on/websocket: unknown transport \"websocket\" (known: stdio, streamable-http, sse)"},
     {"driver-close-request-timeout",
      "/driver_steps/2/request_timeout: unknown field \"request_timeout\" (known: op)"},
     {"step-transport-not-in-case",

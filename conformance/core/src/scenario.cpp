@@ -14,8 +14,8 @@ namespace mcpping {
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
-    "title",         "description", "catches",       "transports", "revisions", "driver_steps",
-    "driver_checks", "script",      "deadline_kill", "http",       "exclusive"};
+    "title",        "description",   "catches", "transports",    "not_on", "revisions",
+    "driver_steps", "driver_checks", "script",  "deadline_kill", "http",   "exclusive"};
 
 const std::vector<std::string> kDriverOps = {"connect", "call_tool", "list_tools",
                                              "ping",    "idle",      "close"};
@@ -197,6 +197,18 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
       c.fail(p, "transport \"" + t + "\" is listed twice");
     }
     s.transports.push_back(std::move(t));
+  }
+  // Why the case leaves a transport out (the catalogue's own cases give one for each).
+  const Json no_reasons = Json::object();
+  const auto& not_on = root.contains("not_on") ? c.object(root["not_on"], "/not_on") : no_reasons;
+  for (const auto& [t, why] : not_on.items()) {
+    const auto p = "/not_on/" + t;
+    const auto& known = known_transports();
+    if (std::find(known.begin(), known.end(), t) == known.end()) {
+      c.fail(p, "unknown transport \"" + t + "\" (known: " + join(known, ", ") + ")");
+    }
+    if (s.runs_on(t)) c.fail(p, "the case runs on " + t + ": no reason to give");
+    s.not_on[t] = c.nonempty_string(why, p);
   }
 
   if (root.contains("revisions")) {

@@ -38,7 +38,7 @@ inline const std::set<std::string> kFaults = {
     "ping-rejects-empty-result",  // its own ping fails on the empty result {}
     "ping-ignores-errors",        // its own ping reports success on an error answer
     "ping-error-closes",          // an error answer to its own ping closes the connection
-    "pong-404-ends-session",      // a 404 to a pong POST ends the session for good (HTTP)
+    "pong-404-ends-session",      // a 404 to a pong POST ends the session for good (HTTP, SSE)
     "ignores-404",                // keeps using a session the server answered 404 for (HTTP)
     "pong-text-content-type",     // posts its pong as Content-Type: text/plain (HTTP)
     "pong-without-content-type",  // posts its pong without Content-Type (HTTP)

@@ -2,6 +2,7 @@
 // every server message, starting with the `endpoint` event that names where to POST.
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -39,9 +40,10 @@ class LegacyConnection : public Connection {
 
   json request(const std::string& method, const json& params,
                std::optional<Timeout> timeout) override {
+    if (session_ended_) throw std::runtime_error("the session ended");
     const int id = next_request_id(method, next_id_);
     pending_.begin(id, method);
-    if (!post({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}))
+    if (post({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}) != 202)
       throw std::runtime_error("POST failed");
     return pending_.wait(timeout.value_or(kWait));
   }
@@ -95,13 +97,17 @@ class LegacyConnection : public Connection {
     if (next == PendingRequest::Next::StopReading) return false;
     if (next == PendingRequest::Next::Answer) {
       const json reply = reply_to(message);
-      if (!reply.is_null()) post(reply, has("pong-to-stream-url") ? stream_path_ : std::string());
+      if (!reply.is_null() &&
+          post(reply, has("pong-to-stream-url") ? stream_path_ : std::string()) == 404 &&
+          has("pong-404-ends-session")) {
+        session_ended_ = true;
+      }
     }
     return true;
   }
 
-  // POSTs a message to the endpoint (or to `path`); true when the server took it (202).
-  bool post(const json& message, std::string path = {}) {
+  // POSTs a message to the endpoint (or to `path`); the HTTP status, 0 without an answer.
+  int post(const json& message, std::string path = {}) {
     std::string target = std::move(path);
     if (target.empty()) {
       const std::lock_guard lock(mutex_);
@@ -109,7 +115,7 @@ class LegacyConnection : public Connection {
     }
     httplib::Client client(origin_);
     const auto result = client.Post(target, message.dump(), "application/json");
-    return result && result->status == 202;
+    return result ? result->status : 0;
   }
 
   std::string origin_, stream_path_;
@@ -119,6 +125,7 @@ class LegacyConnection : public Connection {
   std::condition_variable changed_;
   std::string endpoint_;
   bool stream_done_ = false;
+  std::atomic<bool> session_ended_{false};  // pong-404-ends-session
   PendingRequest pending_;
   int next_id_ = 1;
 };

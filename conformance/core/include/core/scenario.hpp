@@ -69,6 +69,9 @@ struct Scenario {
   std::string description;
   std::string catches;
   std::vector<std::string> transports;
+  // For each known transport the case does not run on, why it means nothing there (one line,
+  // shown in docs/catalogue.md).
+  std::map<std::string, std::string> not_on;
   std::string revision_from = "2024-11-05";
   std::string revision_until = "2025-11-25";
   Json driver_steps;  // array
