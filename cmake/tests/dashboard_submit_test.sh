@@ -2,8 +2,8 @@
 # End to end test of cmake/dashboard.cmake: a ctest -S dashboard of cmake/tests/dashboard/
 # (three conformance cases of this build, one of them failing) submits to cdash-receiver on
 # loopback, and what arrives must be what a CDash server needs: every part, intact, and a
-# Test.xml with the test names, their status, the ping latency measurements and the failed
-# case's transcript attached.
+# Test.xml with the test names, their status, the latency measurements (single pongs, and
+# the burst apart) and the failed case's transcript attached.
 #
 #   dashboard_submit_test.sh <ctest> <cdash-receiver> <build bin dir> <work dir>
 set -eu
@@ -114,14 +114,22 @@ expect 'string(/Site/Testing/Test[Name="reference/stdio/ping/id/string"]/@Status
   "status of reference/stdio/ping/id/string"
 expect 'string(/Site/Testing/Test[Name="no-pong/stdio/ping/id/string"]/@Status)' failed \
   "status of no-pong/stdio/ping/id/string"
-for test in reference/stdio/ping/burst reference/stdio/ping/id/string; do
-  for figure in p50 p95 max; do
-    measurement="/Site/Testing/Test[Name=\"$test\"]/Results/NamedMeasurement[@name=\"ping_latency_ms_$figure\"]"
-    expect "string($measurement/@type)" numeric/double "$test: type of ping_latency_ms_$figure"
-    expect "number($measurement/Value) >= 0" true "$test: ping_latency_ms_$figure is a number"
-  done
+measured() { # <test> <measurement name>
+  measurement="/Site/Testing/Test[Name=\"$1\"]/Results/NamedMeasurement[@name=\"$2\"]"
+  expect "string($measurement/@type)" numeric/double "$1: type of $2"
+  expect "number($measurement/Value) >= 0" true "$1: $2 is a number"
+}
+# A single pong's figures, and a burst's apart: ping/burst has no single pong.
+for figure in p50 p95 max; do
+  measured reference/stdio/ping/id/string "ping_latency_ms_$figure"
 done
+for name in burst_time_to_last_pong_ms burst_pongs_per_second; do
+  measured reference/stdio/ping/burst "$name"
+done
+expect 'count(/Site/Testing/Test[Name="reference/stdio/ping/burst"]/Results/NamedMeasurement[starts-with(@name,"ping_latency_ms_")])' \
+  0 "single-pong measurements of reference/stdio/ping/burst"
 expect 'string(/Site/Testing/Test[Name="no-pong/stdio/ping/id/string"]/NamedMeasurement[@name="Attached File"]/@filename)' \
   transcript.txt "file attached to the failed test"
-echo "p50 of reference/stdio/ping/burst: $(xpath 'string(/Site/Testing/Test[Name="reference/stdio/ping/burst"]/Results/NamedMeasurement[@name="ping_latency_ms_p50"]/Value)') ms"
+echo "p50 of reference/stdio/ping/id/string: $(xpath 'string(/Site/Testing/Test[Name="reference/stdio/ping/id/string"]/Results/NamedMeasurement[@name="ping_latency_ms_p50"]/Value)') ms"
+echo "reference/stdio/ping/burst: $(xpath 'string(/Site/Testing/Test[Name="reference/stdio/ping/burst"]/Results/NamedMeasurement[@name="burst_pongs_per_second"]/Value)') pongs/s"
 echo "PASS: the dashboard submitted $(wc -l <"$received/requests.log") parts, as CDash expects"

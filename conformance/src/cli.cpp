@@ -36,7 +36,7 @@ run options:
   --fixtures DIR           scenario fixtures (default: the suite's own)
   --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
   --shard I/N              run only the I-th of N deterministic parts of the cases (1-based)
-  --ctest-measurements     print pong latency figures as CTest measurements (for CDash)
+  --ctest-measurements     print single-pong and burst figures as CTest measurements (CDash)
   --baseline FILE          known failures (YAML): expected failures do not fail the run,
                            listed cases that pass do (stale), flaky ones never gate
 

@@ -5,6 +5,7 @@
 #include "conformance/judge.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
+#include "reports/json_report.hpp"
 
 namespace mcpping {
 
@@ -42,6 +43,9 @@ CheckResult judged(const std::string& case_id, const CheckRecord& record,
       case_id,
       Observation{record.check, record.outcome, record.expected, record.actual, collateral}, refs);
   check.latency_ms = record.latency_ms;
+  if (const auto burst = record.details.find("burst"); burst != record.details.end()) {
+    check.burst = burst_from_json(*burst);
+  }
   check.at_ms = record.t;
   return check;
 }

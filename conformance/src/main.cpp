@@ -72,13 +72,25 @@ void start_interrupt_watcher() {
 }
 
 // CTest reads <DartMeasurement> tags in a test's output and sends them to CDash. Run per
-// case by mcp_ping_conformance_add_tests(), this gives each test its latency figures.
+// case by mcp_ping_conformance_add_tests(), this gives each test its latency figures: those
+// of single pongs, and of the burst when the case has one (the largest, should it have more).
 void print_ctest_measurements(const RunResult& result, std::ostream& out) {
-  const auto all = latency_figures(result);
-  if (all.count == 0) return;
-  for (const auto& [name, value] : {std::pair<const char*, double>{"ping_latency_ms_p50", all.p50},
-                                    {"ping_latency_ms_p95", all.p95},
-                                    {"ping_latency_ms_max", all.max}}) {
+  std::vector<std::pair<const char*, double>> measurements;
+  if (const auto single = single_pong_figures(result); single.count > 0) {
+    measurements = {{"ping_latency_ms_p50", single.p50},
+                    {"ping_latency_ms_p95", single.p95},
+                    {"ping_latency_ms_max", single.max}};
+  }
+  const auto bursts = bursts_of(result);
+  const auto largest = std::max_element(
+      bursts.begin(), bursts.end(),
+      [](const auto& a, const auto& b) { return a.check->burst->pings < b.check->burst->pings; });
+  if (largest != bursts.end()) {
+    measurements.emplace_back("burst_time_to_last_pong_ms",
+                              largest->check->burst->time_to_last_pong_ms);
+    measurements.emplace_back("burst_pongs_per_second", largest->check->burst->pongs_per_second);
+  }
+  for (const auto& [name, value] : measurements) {
     out << "<DartMeasurement type=\"numeric/double\" name=\"" << name << "\">" << value
         << "</DartMeasurement>\n";
   }
@@ -229,7 +241,10 @@ int merge(const MergeOptions& options) {
     throw std::runtime_error("cannot write " + (options.output / "summary.md").string());
   }
   write_html_report(clients, options.output / "html");
-  for (const auto& [label, run] : clients) std::cout << label << ": " << closing_line(run) << "\n";
+  for (const auto& [label, run] : clients) {
+    for (const auto& line : latency_lines(run)) std::cout << label << ": " << line << "\n";
+    std::cout << label << ": " << closing_line(run) << "\n";
+  }
   std::cout << "reports: " << (options.output / "junit.xml").string() << ", "
             << (options.output / "summary.md").string() << ", "
             << (options.output / "html" / "index.html").string();
@@ -325,6 +340,7 @@ int run(const RunOptions& options) {
     std::cout << "collateral defect: " << d.check << " [" << to_string(d.level) << "] failed in "
               << d.cases << " case(s), outside their subject; their own checks are judged apart\n";
   }
+  for (const auto& line : latency_lines(result)) std::cout << line << "\n";
   std::cout << closing_line(result) << "\n"
             << "reports: " << junit.string() << ", " << (setup.report_dir / "results.json").string()
             << ", " << (setup.report_dir / "summary.md").string() << ", "

@@ -77,6 +77,24 @@ TEST(Evaluation, CleanRunIsTheWorstOfItsChecks) {
   EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit")->verdict, Verdict::Pass);
 }
 
+// The mock server's burst figures travel in the check's details; a pong check without them
+// stays a single pong.
+TEST(Evaluation, BurstFiguresOfTheTranscriptReachTheCheck) {
+  auto o = clean_run();
+  o.transcript.checks[1].latency_ms = {40, 45, 50};
+  o.transcript.checks[1].details = json::parse(
+      R"({"latency":{"p50":45},"burst":{"pings":3,"pongs":3,"time_to_last_pong_ms":52.5,"pongs_per_second":57.143}})");
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  const auto* pong = find(e, "ping/while-awaiting:pong");
+  ASSERT_NE(pong, nullptr);
+  ASSERT_TRUE(pong->burst.has_value());
+  EXPECT_EQ(pong->burst->pings, 3u);
+  EXPECT_EQ(pong->burst->pongs, 3u);
+  EXPECT_EQ(pong->burst->time_to_last_pong_ms, 52.5);
+  EXPECT_EQ(pong->burst->pongs_per_second, 57.143);
+  EXPECT_FALSE(find(e, "ping/while-awaiting:keepalive")->burst.has_value());
+}
+
 TEST(Evaluation, FailedCheckFailsTheCaseAndFocusesTheExcerpt) {
   auto o = clean_run();
   o.transcript.checks[1] = check_record("pong", Outcome::Broken, 42.5);

@@ -40,7 +40,8 @@ min-width:92px}
 .nowrap{white-space:nowrap}
 .matrix td a{display:block;padding:5px 7px;color:inherit;text-decoration:none}
 .matrix td a:hover{text-decoration:underline}
-.matrix .group{border-left:3px solid #59636e}
+.matrix .group,.bursts .group{border-left:3px solid #59636e}
+.bursts td.num{text-align:right}
 .badge,.legend span{display:inline-block;padding:1px 9px;border-radius:9px;font-size:12.5px}
 .legend span{margin:0 4px 4px 0;border:1px solid #d0d7de}
 .v-pass{background:#d1f5d9}.v-non-strict{background:#fff0b3}
@@ -172,13 +173,39 @@ std::string checks_table(const CaseResult& result) {
   return out.str();
 }
 
+std::string latency_text(const LatencyFigures& figures) {
+  return "p50 " + ms(figures.p50) + " ms, p95 " + ms(figures.p95) + " ms, max " + ms(figures.max) +
+         " ms";
+}
+
+std::string per_second(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  return buffer;
+}
+
 std::string timings_table(const CaseResult& result) {
   std::ostringstream out;
   out << "<table>\n<tr><th>case duration</th><td>" << ms(result.duration_ms) << " ms</td></tr>\n";
-  if (const auto figures = latency_figures(result); figures.count > 0) {
-    out << "<tr><th>pongs</th><td>" << figures.count << "</td></tr>\n<tr><th>pong latency</th><td>"
-        << "p50 " << ms(figures.p50) << " ms, p95 " << ms(figures.p95) << " ms, max "
-        << ms(figures.max) << " ms</td></tr>\n";
+  if (const auto figures = single_pong_figures(result); figures.count > 0) {
+    out << "<tr><th>single pongs</th><td>" << figures.count
+        << "</td></tr>\n<tr><th>single-pong latency</th><td>" << latency_text(figures)
+        << "</td></tr>\n";
+  }
+  for (const auto& check : result.checks) {
+    if (!is_burst(check)) continue;
+    std::vector<std::string> parts;
+    if (check.burst) {
+      parts.push_back(std::to_string(check.burst->pongs) + "/" +
+                      std::to_string(check.burst->pings) + " pongs, the last " +
+                      ms(check.burst->time_to_last_pong_ms) + " ms after the first ping, " +
+                      per_second(check.burst->pongs_per_second) + " pongs/s");
+    }
+    if (!check.latency_ms.empty()) {
+      parts.push_back("each pong " + latency_text(latency_figures(check.latency_ms)));
+    }
+    out << "<tr><th>burst <code>" << html_escape(check.short_id) << "</code></th><td>"
+        << join(parts, "; ") << "</td></tr>\n";
   }
   out << "</table>\n";
   return out.str();
@@ -331,12 +358,13 @@ std::string matrix(const std::vector<LabelledRun>& runs) {
   return out.str();
 }
 
-// Horizontal bars, three per client (p50, p95, max), on one linear scale per transport.
+// Horizontal bars, three per client (p50, p95, max) of single pongs, on one linear scale per
+// transport.
 std::string latency_chart(const std::vector<LabelledRun>& runs, const std::string& transport) {
   std::vector<LatencyFigures> figures;
   double top = 0;
   for (const auto& run : runs) {
-    figures.push_back(latency_figures(run.run, transport));
+    figures.push_back(single_pong_figures(run.run, transport));
     top = std::max(top, figures.back().max);
   }
   if (top <= 0) return "";
@@ -347,10 +375,11 @@ std::string latency_chart(const std::vector<LabelledRun>& runs, const std::strin
   const int bar_x = kLabelWidth + kMetricWidth;
   std::ostringstream svg;
   svg << "<figure>\n<figcaption><strong>" << html_escape(transport)
-      << "</strong>: pong latency (ms) over every case</figcaption>\n"
+      << "</strong>: single-pong latency (ms) over every case</figcaption>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\""
-      << html_escape(transport) << " pong latency\" font-family=\"sans-serif\" font-size=\"11\">\n";
+      << html_escape(transport)
+      << " single-pong latency\" font-family=\"sans-serif\" font-size=\"11\">\n";
   const std::pair<const char*, const char*> metrics[] = {
       {"p50", "#0969da"}, {"p95", "#54aeff"}, {"max", "#b6e3ff"}};
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -371,6 +400,66 @@ std::string latency_chart(const std::vector<LabelledRun>& runs, const std::strin
   svg << "<line x1=\"" << bar_x << "\" y1=\"0\" x2=\"" << bar_x << "\" y2=\"" << height
       << "\" stroke=\"#59636e\"/>\n</svg>\n</figure>\n";
   return svg.str();
+}
+
+// One row per burst and transport, one group of columns per client.
+std::string burst_table(const std::vector<LabelledRun>& runs) {
+  struct Row {
+    std::string transport, check_id, case_id;
+  };
+  std::vector<Row> rows;
+  using Key = std::pair<std::string, std::string>;  // transport, check id
+  std::vector<std::map<Key, const BurstFigures*>> cells(runs.size());
+  for (const auto& transport : transports_of(runs)) {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      for (const auto& [result, check] : bursts_of(runs[i].run, transport)) {
+        const Key key{transport, check->id};
+        if (std::none_of(rows.begin(), rows.end(), [&](const Row& row) {
+              return row.transport == transport && row.check_id == check->id;
+            })) {
+          rows.push_back({transport, check->id, result->case_id});
+        }
+        cells[i][key] = &*check->burst;
+      }
+    }
+  }
+  if (rows.empty()) return "";
+  const bool several = runs.size() > 1;
+  std::ostringstream out;
+  out << "<table class=\"bursts\">\n<thead>\n<tr>";
+  if (several) {
+    out << "<th rowspan=\"2\">case</th><th rowspan=\"2\">transport</th>";
+    for (const auto& run : runs) {
+      out << "<th class=\"group\" colspan=\"3\">" << html_escape(run.label) << "</th>";
+    }
+    out << "</tr>\n<tr>";
+  } else {
+    out << "<th>case</th><th>transport</th>";
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    out << "<th" << (several ? " class=\"group\"" : "")
+        << ">pongs</th><th>time to last pong (ms)</th><th>pongs/s</th>";
+  }
+  out << "</tr>\n</thead>\n<tbody>\n";
+  for (const auto& row : rows) {
+    out << "<tr><td><code>" << html_escape(row.case_id) << "</code></td><td>"
+        << html_escape(row.transport) << "</td>";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::string group = several ? " group" : "";
+      const auto it = cells[i].find({row.transport, row.check_id});
+      if (it == cells[i].end()) {
+        out << "<td class=\"num" << group << "\" colspan=\"3\">&ndash;</td>";
+        continue;
+      }
+      const BurstFigures& burst = *it->second;
+      out << "<td class=\"num" << group << "\">" << burst.pongs << "/" << burst.pings
+          << "</td><td class=\"num\">" << ms(burst.time_to_last_pong_ms)
+          << "</td><td class=\"num\">" << per_second(burst.pongs_per_second) << "</td>";
+    }
+    out << "</tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  return out.str();
 }
 
 // One line per collateral defect that explains failures in several cases, per run.
@@ -400,7 +489,17 @@ std::string render_index(const std::vector<LabelledRun>& runs) {
       << kLegend << matrix(runs);
   std::string charts;
   for (const auto& transport : transports_of(runs)) charts += latency_chart(runs, transport);
-  if (!charts.empty()) out << "<h2 id=\"latency\">Pong latency</h2>\n" << charts;
+  if (!charts.empty()) {
+    out << "<h2 id=\"latency\">Single-pong latency</h2>\n<p class=\"note\">One ping at a time, "
+           "from the ping written to its pong received; the pongs of bursts are not counted here."
+           "</p>\n"
+        << charts;
+  }
+  if (const std::string bursts = burst_table(runs); !bursts.empty()) {
+    out << "<h2 id=\"burst\">Burst</h2>\n<p class=\"note\">Several pings written at once, timed "
+           "from the first ping written to the last pong received.</p>\n"
+        << bursts;
+  }
   out << kPageEnd;
   return out.str();
 }

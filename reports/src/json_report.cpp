@@ -25,6 +25,7 @@ json to_json(const CheckResult& check) {
   out["outcome"] = to_string(check.outcome);
   if (check.collateral) out["collateral"] = true;
   if (!check.latency_ms.empty()) out["latency_ms"] = check.latency_ms;
+  if (check.burst) out["burst"] = to_json(*check.burst);
   if (check.at_ms) out["at_ms"] = *check.at_ms;
   return out;
 }
@@ -59,23 +60,64 @@ LatencyFigures latency_figures(const std::vector<double>& latencies) {
   return LatencyFigures{latencies.size(), summary.p50, summary.p95, summary.max};
 }
 
-LatencyFigures latency_figures(const CaseResult& result) {
-  std::vector<double> all;
+bool is_burst(const CheckResult& check) {
+  return check.burst.has_value() || check.latency_ms.size() > 1;
+}
+
+namespace {
+
+void add_single_pongs(const CaseResult& result, std::vector<double>& all) {
   for (const auto& check : result.checks) {
-    all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
+    if (!is_burst(check)) all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
+  }
+}
+
+}  // namespace
+
+LatencyFigures single_pong_figures(const CaseResult& result) {
+  std::vector<double> all;
+  add_single_pongs(result, all);
+  return latency_figures(all);
+}
+
+LatencyFigures single_pong_figures(const RunResult& run, const std::string& transport) {
+  std::vector<double> all;
+  for (const auto& result : run.cases) {
+    if (transport.empty() || result.transport == transport) add_single_pongs(result, all);
   }
   return latency_figures(all);
 }
 
-LatencyFigures latency_figures(const RunResult& run, const std::string& transport) {
-  std::vector<double> all;
+std::vector<Burst> bursts_of(const RunResult& run, const std::string& transport) {
+  std::vector<Burst> out;
   for (const auto& result : run.cases) {
     if (!transport.empty() && result.transport != transport) continue;
     for (const auto& check : result.checks) {
-      all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
+      if (check.burst) out.push_back({&result, &check});
     }
   }
-  return latency_figures(all);
+  return out;
+}
+
+json to_json(const BurstFigures& burst) {
+  return {{"pings", burst.pings},
+          {"pongs", burst.pongs},
+          {"time_to_last_pong_ms", burst.time_to_last_pong_ms},
+          {"pongs_per_second", burst.pongs_per_second}};
+}
+
+std::optional<BurstFigures> burst_from_json(const json& value) {
+  if (!value.is_object()) return std::nullopt;
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const auto it = value.find(key);
+    if (it == value.end() || !it->is_number() || it->get<double>() < 0) return std::nullopt;
+    return it->get<double>();
+  };
+  const auto pings = number("pings"), pongs = number("pongs"),
+             time = number("time_to_last_pong_ms"), rate = number("pongs_per_second");
+  if (!pings || !pongs || !time || !rate) return std::nullopt;
+  return BurstFigures{static_cast<std::size_t>(*pings), static_cast<std::size_t>(*pongs), *time,
+                      *rate};
 }
 
 json to_json(const CaseResult& result) {
@@ -95,10 +137,17 @@ json to_json(const CaseResult& result) {
     out["baseline"] = {{"status", to_string(result.expectation)},
                        {"reason", result.expectation_reason}};
   }
-  if (const auto figures = latency_figures(result); figures.count > 0) {
+  if (const auto figures = single_pong_figures(result); figures.count > 0) {
     out["latency_ms"] = {
         {"count", figures.count}, {"p50", figures.p50}, {"p95", figures.p95}, {"max", figures.max}};
   }
+  json bursts = json::array();
+  for (const auto& check : result.checks) {
+    if (!check.burst) continue;
+    bursts.push_back(to_json(*check.burst));
+    bursts.back()["check"] = check.short_id;
+  }
+  if (!bursts.empty()) out["bursts"] = std::move(bursts);
   return out;
 }
 
@@ -190,6 +239,7 @@ RunResult read_results_json(const std::filesystem::path& file) {
         check.outcome = parse_outcome(k.value("outcome", "")).value_or(Outcome::Broken);
         check.collateral = k.value("collateral", false);
         check.latency_ms = k.value("latency_ms", std::vector<double>{});
+        if (k.contains("burst")) check.burst = burst_from_json(k["burst"]);
         if (k.contains("at_ms")) check.at_ms = k["at_ms"].get<double>();
         for (const auto& ref : k.value("spec", json::array())) {
           check.spec.push_back(

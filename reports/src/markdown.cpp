@@ -1,5 +1,6 @@
 #include "reports/markdown.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,73 @@ std::string ms(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.2f", value);
   return buffer;
+}
+
+std::string per_second(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  return buffer;
+}
+
+// The transports of a run, in the order they first appear.
+std::vector<std::string> transports_of(const RunResult& run) {
+  std::vector<std::string> transports;
+  for (const auto& result : run.cases) {
+    if (std::find(transports.begin(), transports.end(), result.transport) == transports.end()) {
+      transports.push_back(result.transport);
+    }
+  }
+  return transports;
+}
+
+// "1000/1000": pongs of pings, so a burst that lost pongs says so.
+std::string pongs_of_pings(const BurstFigures& burst) {
+  return std::to_string(burst.pongs) + "/" + std::to_string(burst.pings);
+}
+
+// Single pongs per transport (and by case, folded away), then each burst.
+std::string latency_section(const RunResult& run) {
+  std::ostringstream single;
+  for (const auto& transport : transports_of(run)) {
+    const auto figures = single_pong_figures(run, transport);
+    if (figures.count == 0) continue;
+    single << "| " << transport << " | " << figures.count << " | " << ms(figures.p50) << " | "
+           << ms(figures.p95) << " | " << ms(figures.max) << " |\n";
+  }
+  std::ostringstream by_case;
+  for (const auto& result : run.cases) {
+    const auto figures = single_pong_figures(result);
+    if (figures.count == 0) continue;
+    by_case << "| `" << result.case_id << "` | " << result.transport << " | " << figures.count
+            << " | " << ms(figures.p50) << " | " << ms(figures.p95) << " | " << ms(figures.max)
+            << " |\n";
+  }
+  std::ostringstream burst;
+  for (const auto& transport : transports_of(run)) {
+    for (const auto& [result, check] : bursts_of(run, transport)) {
+      burst << "| `" << result->case_id << "` | " << transport << " | "
+            << pongs_of_pings(*check->burst) << " | " << ms(check->burst->time_to_last_pong_ms)
+            << " | " << per_second(check->burst->pongs_per_second) << " |\n";
+    }
+  }
+  std::ostringstream out;
+  if (!single.str().empty()) {
+    out << "\n### Single-pong latency (ms)\n\nOne ping at a time, from the ping written to its "
+           "pong received; the pongs of bursts are not counted here.\n\n| transport | pongs | p50 "
+           "| p95 | max |\n"
+           "|---|---|---|---|---|\n"
+        << single.str()
+        << "\n<details><summary>By case</summary>\n\n| case | transport | pongs | p50 | p95 | max "
+           "|\n|---|---|---|---|---|---|\n"
+        << by_case.str() << "\n</details>\n";
+  }
+  if (!burst.str().empty()) {
+    out << "\n### Burst\n\nSeveral pings written at once, timed from the first ping written "
+           "to the last pong received.\n\n| case | transport | pongs | time to last pong (ms) | "
+           "pongs/s |\n|---|---|---|---|---|\n"
+        << burst.str();
+  }
+  return out.str();
 }
 
 // The first notable check's one-line reason and its spec link.
@@ -116,20 +184,28 @@ std::string render_summary_markdown(const RunResult& run) {
     out << "\n### Baseline entries that name no case or check\n\n";
     for (const auto& entry : run.unknown_baseline_entries) out << "- `" << entry << "`\n";
   }
-  std::ostringstream latency;
-  for (const auto& result : run.cases) {
-    const auto figures = latency_figures(result);
-    if (figures.count == 0) continue;
-    latency << "| `" << result.case_id << "` | " << result.transport << " | " << figures.count
-            << " | " << ms(figures.p50) << " | " << ms(figures.p95) << " | " << ms(figures.max)
-            << " |\n";
-  }
-  if (!latency.str().empty()) {
-    out << "\n### Pong latency (ms)\n\n| case | transport | pongs | p50 | p95 | max |\n"
-        << "|---|---|---|---|---|---|\n"
-        << latency.str();
-  }
+  out << latency_section(run);
   return out.str();
+}
+
+std::vector<std::string> latency_lines(const RunResult& run) {
+  std::vector<std::string> lines;
+  for (const auto& transport : transports_of(run)) {
+    const auto figures = single_pong_figures(run, transport);
+    if (figures.count == 0) continue;
+    lines.push_back("single-pong latency, " + transport + ": p50 " + ms(figures.p50) + " ms, p95 " +
+                    ms(figures.p95) + " ms, max " + ms(figures.max) + " ms (" +
+                    std::to_string(figures.count) + (figures.count == 1 ? " pong)" : " pongs)"));
+  }
+  for (const auto& transport : transports_of(run)) {
+    for (const auto& [result, check] : bursts_of(run, transport)) {
+      lines.push_back("burst " + result->case_id + ", " + transport + ": " +
+                      pongs_of_pings(*check->burst) + " pongs, the last " +
+                      ms(check->burst->time_to_last_pong_ms) + " ms after the first ping, " +
+                      per_second(check->burst->pongs_per_second) + " pongs/s");
+    }
+  }
+  return lines;
 }
 
 void write_summary_markdown(const RunResult& run, const std::filesystem::path& file) {

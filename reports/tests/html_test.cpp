@@ -115,8 +115,10 @@ TEST(HtmlReport, IndexSaysOnceWhichCollateralDefectFailedManyCases) {
 TEST(HtmlReport, CasePageShowsChecksSpecTimingsAndTranscript) {
   const auto dir = fresh_dir("case");
   auto check = make_check("ping/idle:pong", Verdict::Pass);
-  check.latency_ms = {0.25, 0.5};
-  auto result = make_case("ping/idle", {check});
+  check.latency_ms = {0.25};
+  auto second = make_check("ping/idle:second-pong", Verdict::Pass);
+  second.latency_ms = {0.5};
+  auto result = make_case("ping/idle", {check, second});
   result.description = "The server pings an idle client.";
   result.duration_ms = 812.5;
   result.evidence_dir = dir / "evidence";
@@ -136,6 +138,52 @@ TEST(HtmlReport, CasePageShowsChecksSpecTimingsAndTranscript) {
   const std::string index = read_text(dir / "html" / "index.html");
   EXPECT_NE(index.find("<svg"), std::string::npos);
   EXPECT_NE(index.find(">0.50</text>"), std::string::npos) << index;
+}
+
+// The chart shows single pongs only; each burst is a row of the burst table, one group of
+// columns per client, and its case page shows its figures apart.
+TEST(HtmlReport, SinglePongChartAndBurstTableAreApart) {
+  const auto dir = fresh_dir("burst");
+  auto quick = test::latency_run();
+  quick.cases[2].checks[0].burst = BurstFigures{3, 3, 20, 150};
+  quick.cases.pop_back();  // no streamable-http burst
+  write_html_report({{"reference", test::latency_run()}, {"quick", quick}}, dir);
+  const std::string index = read_text(dir / "index.html");
+  EXPECT_NE(index.find("<strong>stdio</strong>: single-pong latency (ms) over every case"),
+            std::string::npos)
+      << index;
+  EXPECT_NE(index.find(">0.40</text>"), std::string::npos) << index;  // stdio max
+  EXPECT_NE(index.find(">1.50</text>"), std::string::npos) << index;  // streamable-http
+  EXPECT_EQ(index.find(">50.00</text>"), std::string::npos) << "a burst pong in the chart";
+  EXPECT_NE(index.find("<h2 id=\"burst\">Burst</h2>"), std::string::npos);
+  EXPECT_NE(index.find("<th class=\"group\" colspan=\"3\">quick</th>"), std::string::npos) << index;
+  EXPECT_NE(index.find("<tr><td><code>ping/burst</code></td><td>stdio</td><td class=\"num "
+                       "group\">3/3</td><td class=\"num\">52.50</td><td class=\"num\">57</td>"
+                       "<td class=\"num group\">3/3</td><td class=\"num\">20.00</td><td "
+                       "class=\"num\">150</td></tr>"),
+            std::string::npos)
+      << index;
+  EXPECT_NE(index.find("<tr><td><code>ping/burst</code></td><td>streamable-http</td><td "
+                       "class=\"num group\">2/3</td><td class=\"num\">80.00</td><td "
+                       "class=\"num\">25</td><td class=\"num group\" colspan=\"3\">&ndash;</td>"
+                       "</tr>"),
+            std::string::npos)
+      << index;
+  const std::string page = read_text(dir / html_case_page(0, "stdio", "ping/burst"));
+  EXPECT_EQ(page.find("single-pong latency"), std::string::npos) << page;
+  EXPECT_NE(page.find("<tr><th>burst <code>pongs</code></th><td>3/3 pongs, the last 52.50 ms "
+                      "after the first ping, 57 pongs/s; each pong p50 45.00 ms, p95 50.00 ms, "
+                      "max 50.00 ms</td></tr>"),
+            std::string::npos)
+      << page;
+}
+
+TEST(HtmlReport, NoBurstSectionWithoutBursts) {
+  const auto dir = fresh_dir("no-burst");
+  write_html_report(
+      {{"client", make_run({make_case("ping/a", {make_check("ping/a:pong", Verdict::Pass)})})}},
+      dir);
+  EXPECT_EQ(read_text(dir / "index.html").find("Burst"), std::string::npos);
 }
 
 TEST(HtmlReport, LongTranscriptsAreCutAtALineWithANote) {

@@ -64,6 +64,48 @@ TEST(SummaryMarkdown, SaysOnceWhenOneCollateralDefectExplainsManyFailures) {
       << md;
 }
 
+// Single pongs per transport, then each burst: a burst's queued pongs never reach the
+// single-pong table.
+TEST(SummaryMarkdown, SinglePongLatencyAndBurstsInSeparateTables) {
+  const std::string md = render_summary_markdown(test::latency_run());
+  EXPECT_NE(md.find("### Single-pong latency (ms)\n\nOne ping at a time, from the ping written to "
+                    "its pong received; the pongs of bursts are not counted here.\n\n| transport | "
+                    "pongs | p50 | p95 | max "
+                    "|\n|---|---|---|---|---|\n| stdio | 2 | 0.20 | 0.40 | 0.40 |\n"
+                    "| streamable-http | 1 | 1.50 | 1.50 | 1.50 |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `ping/a` | streamable-http | 1 | 1.50 | 1.50 | 1.50 |"), std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| `ping/burst` | stdio | 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Burst\n\nSeveral pings written at once, timed from the first ping "
+                    "written to the last pong received.\n\n| case | transport | pongs | time to "
+                    "last pong (ms) | pongs/s |\n|---|---|---|---|---|\n"
+                    "| `ping/burst` | stdio | 3/3 | 52.50 | 57 |\n"
+                    "| `ping/burst` | streamable-http | 2/3 | 80.00 | 25 |\n"),
+            std::string::npos)
+      << md;
+}
+
+TEST(SummaryMarkdown, NoLatencySectionsWithoutPongs) {
+  const std::string md = render_summary_markdown(
+      make_run({make_case("ping/c", {make_check("ping/c:pong", Verdict::Fail)})}));
+  EXPECT_EQ(md.find("latency"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Burst"), std::string::npos) << md;
+}
+
+TEST(LatencyLines, SinglePongsPerTransportThenEachBurst) {
+  EXPECT_EQ(latency_lines(test::latency_run()),
+            (std::vector<std::string>{
+                "single-pong latency, stdio: p50 0.20 ms, p95 0.40 ms, max 0.40 ms (2 pongs)",
+                "single-pong latency, streamable-http: p50 1.50 ms, p95 1.50 ms, max 1.50 ms (1 "
+                "pong)",
+                "burst ping/burst, stdio: 3/3 pongs, the last 52.50 ms after the first ping, 57 "
+                "pongs/s",
+                "burst ping/burst, streamable-http: 2/3 pongs, the last 80.00 ms after the first "
+                "ping, 25 pongs/s"}));
+}
+
 TEST(SummaryMarkdown, NoCollateralSectionWithoutCollateralFailures) {
   const auto run = make_run({make_case("ping/c", {make_check("ping/c:pong", Verdict::Fail)})});
   EXPECT_EQ(render_summary_markdown(run).find("Collateral"), std::string::npos);

@@ -41,4 +41,25 @@ inline RunResult make_run(std::vector<CaseResult> cases, bool strict = false) {
   return run;
 }
 
+// Latencies as a run of the catalogue has them: single pongs, and a burst whose pongs queue
+// behind each other. stdio: pongs of 0.2 and 0.4 ms, and a burst of 3 pongs (40, 45, 50 ms)
+// whose last came 52.5 ms after the first ping; streamable-http: a pong of 1.5 ms, and a
+// burst that lost one of its 3 pongs (60, 70 ms; the last at 80 ms).
+inline RunResult latency_run() {
+  const auto pong = [](const std::string& id, std::vector<double> latencies) {
+    auto check = make_check(id, Verdict::Pass);
+    check.latency_ms = std::move(latencies);
+    return check;
+  };
+  auto burst = pong("ping/burst:pongs", {40, 45, 50});
+  burst.burst = BurstFigures{3, 3, 52.5, 57.143};
+  auto lossy = pong("ping/burst:pongs", {60, 70});
+  lossy.burst = BurstFigures{3, 2, 80, 25};
+  return make_run({make_case("ping/a", {pong("ping/a:pong", {0.2})}),
+                   make_case("ping/b", {pong("ping/b:pong", {0.4})}),
+                   make_case("ping/burst", {burst}),
+                   make_case("ping/a", {pong("ping/a:pong", {1.5})}, "streamable-http"),
+                   make_case("ping/burst", {lossy}, "streamable-http")});
+}
+
 }  // namespace mcpping::test

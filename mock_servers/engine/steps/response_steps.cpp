@@ -1,6 +1,7 @@
 // The client's responses to frames the server sent: expect_response, expect_error,
 // expect_no_response.
 #include <algorithm>
+#include <optional>
 
 #include "core/jsonrpc.hpp"
 #include "core/latency.hpp"
@@ -33,8 +34,9 @@ struct ExpectResponse final : Step {
   // What the client answered to one request.
   struct Judged {
     Outcome outcome = Outcome::Met;
-    std::string text;       // the Actual
-    bool answered = false;  // any response came
+    std::string text;                          // the Actual
+    bool answered = false;                     // any response came
+    std::optional<Clock::time_point> pong_at;  // when a valid pong came (latency recorded)
   };
 
   std::string expected_text(const std::vector<SentFrame>& requests, Bounds bounds) const;
@@ -101,13 +103,14 @@ ExpectResponse::Judged ExpectResponse::judge_one(const Run& run, const SentFrame
     return {Outcome::Broken,
             "nothing by the end of the run (" + format_ms(elapsed_ms(req.written, Clock::now())) +
                 " ms after it was sent)",
-            false};
+            false, std::nullopt};
   }
   Outcome o = Outcome::Met;
   const auto& [first, how] = got.front();
   const auto& r = first->json;
   const auto after = elapsed_ms(req.written, first->at);
   std::vector<std::string> notes;
+  std::optional<Clock::time_point> pong_at;
   if (how == IdMatch::Loose) {
     o = Outcome::Broken;
     notes.push_back("id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
@@ -146,7 +149,10 @@ ExpectResponse::Judged ExpectResponse::judge_one(const Run& run, const SentFrame
       o = Outcome::Broken;
       notes.push_back("result is not empty: " + shorten(safe_dump(r["result"]), 120));
     }
-    if (how == IdMatch::Strict || how == IdMatch::Rounded) latencies.push_back(round3(after));
+    if (how == IdMatch::Strict || how == IdMatch::Rounded) {
+      latencies.push_back(round3(after));
+      pong_at = first->at;
+    }
   }
   if (after > bounds.within_ms) {
     if (bounds.late_ms && after <= *bounds.late_ms &&
@@ -174,7 +180,7 @@ ExpectResponse::Judged ExpectResponse::judge_one(const Run& run, const SentFrame
   }
   std::string text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
   for (const auto& n : notes) text += "; " + n;
-  return {o, text, true};
+  return {o, text, true, pong_at};
 }
 
 void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const {
@@ -183,9 +189,11 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
   std::vector<std::string> problems;
   std::string actual;
   std::size_t answered = 0;
+  std::optional<Clock::time_point> last_pong;
   for (const auto& req : requests) {
-    auto [o, text, was_answered] = judge_one(run, req, bounds, latencies);
+    auto [o, text, was_answered, pong_at] = judge_one(run, req, bounds, latencies);
     if (was_answered) ++answered;
+    if (pong_at && (!last_pong || *pong_at > *last_pong)) last_pong = pong_at;
     outcome = std::max(outcome, o);
     if (requests.size() == 1) {
       actual = std::move(text);
@@ -202,6 +210,21 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
       actual += "; latency p50 " + format_ms(summary.p50) + " ms, p95 " + format_ms(summary.p95) +
                 " ms, max " + format_ms(summary.max) + " ms";
       details["latency"] = {{"p50", summary.p50}, {"p95", summary.p95}, {"max", summary.max}};
+    }
+    // Pongs to pings written together queue behind each other: the reports show them as a
+    // burst (time to the last pong, pongs per second), apart from single-pong latency.
+    if (last_pong) {
+      auto first_written = requests.front().written;
+      for (const auto& req : requests) first_written = std::min(first_written, req.written);
+      const double to_last = round3(elapsed_ms(first_written, *last_pong));
+      const double per_second =
+          to_last > 0 ? round3(static_cast<double>(latencies.size()) * 1000.0 / to_last) : 0;
+      actual += "; the last pong " + format_ms(to_last) + " ms after the first ping (" +
+                format_ms(per_second) + " pongs/s)";
+      details["burst"] = {{"pings", requests.size()},
+                          {"pongs", latencies.size()},
+                          {"time_to_last_pong_ms", to_last},
+                          {"pongs_per_second", per_second}};
     }
     if (!problems.empty())
       actual += "; " + std::to_string(problems.size()) + " problem(s): " + first_five(problems);

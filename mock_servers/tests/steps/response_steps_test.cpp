@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "engine/interpreter.hpp"
@@ -230,6 +232,42 @@ TEST(ResponseSteps, BurstIsAnsweredOnceEachWithLatencySummary) {
       std::string::npos);
 }
 
+// Each pong comes 40 ms after its ping: the burst's last pong 40 ms after the first ping
+// (plus the microseconds between the three writes), so 3 pongs in ~40 ms.
+TEST(ResponseSteps, BurstRecordsTimeToTheLastPongAndPongsPerSecond) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  client.pong = FakeClient::Pong::Late;
+  client.late_ms = 40;
+  auto script = ping_script(Json::parse(R"({"jsonrpc":"2.0","id":"b-${i}","method":"ping"})"));
+  script[2]["repeat"] = 3;
+  const auto r = run(make_resolved(script), ch, client);
+  const auto pong = find_check(r.records, "pong");
+  EXPECT_EQ(pong["outcome"], Json("met")) << pong.dump();
+  ASSERT_TRUE(pong.contains("burst")) << pong.dump();
+  const auto& burst = pong["burst"];
+  EXPECT_EQ(burst["pings"], 3);
+  EXPECT_EQ(burst["pongs"], 3);
+  const double to_last = burst["time_to_last_pong_ms"].get<double>();
+  EXPECT_GE(to_last, 40.0);
+  EXPECT_LT(to_last, 90.0);
+  double slowest = 0;
+  for (const auto& ms : pong["latency_ms"]) slowest = std::max(slowest, ms.get<double>());
+  EXPECT_GE(to_last, slowest);
+  EXPECT_NEAR(burst["pongs_per_second"].get<double>(), 3000.0 / to_last, 0.001);
+  EXPECT_NE(pong["actual"].get<std::string>().find("; the last pong "), std::string::npos)
+      << pong["actual"];
+}
+
+TEST(ResponseSteps, SinglePongRecordsNoBurst) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  const auto r = run(fixture_script("ping/while-awaiting"), ch, client);
+  const auto pong = find_check(r.records, "pong");
+  EXPECT_EQ(pong["latency_ms"].size(), 1u);
+  EXPECT_FALSE(pong.contains("burst")) << pong.dump();
+}
+
 TEST(ResponseSteps, BurstWithALostPongFailsNamingIt) {
   FakeChannel ch;
   FakeClient client(ch);
@@ -240,6 +278,8 @@ TEST(ResponseSteps, BurstWithALostPongFailsNamingIt) {
   const auto pong = find_check(r.records, "pong");
   EXPECT_EQ(pong["outcome"], Json("broken"));
   EXPECT_NE(pong["actual"].get<std::string>().find(R"(19/20 answered)"), std::string::npos);
+  EXPECT_EQ(pong["burst"]["pings"], 20);
+  EXPECT_EQ(pong["burst"]["pongs"], 19);
   EXPECT_NE(pong["actual"].get<std::string>().find(R"(id "b-7": nothing by the end of the run)"),
             std::string::npos);
 }

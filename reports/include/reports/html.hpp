@@ -1,6 +1,7 @@
 // A static HTML report of one run or of several side by side (one per client): index.html
-// with a case × transport matrix and pong latency charts, and a page per case with its
-// checks and transcript. Self-contained: inline CSS and SVG, no script, no external resource.
+// with a case × transport matrix, single-pong latency charts and a burst table, and a page
+// per case with its checks and transcript. Self-contained: inline CSS and SVG, no script, no
+// external resource.
 #pragma once
 
 #include <filesystem>

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,10 +32,29 @@ struct LatencyFigures {
   double p50 = 0, p95 = 0, max = 0;
 };
 LatencyFigures latency_figures(const std::vector<double>& latencies);
-// Over every pong latency a case recorded.
-LatencyFigures latency_figures(const CaseResult& result);
-// Over every pong latency of a run; of one transport's cases when `transport` is not empty.
-LatencyFigures latency_figures(const RunResult& run, const std::string& transport = {});
+
+// Whether a check's pongs answered several pings at once. Reports written before burst
+// figures existed have none; there a check with several latencies judged several pings.
+bool is_burst(const CheckResult& check);
+// Over the pongs of checks that are not bursts: what one ping at a time costs.
+LatencyFigures single_pong_figures(const CaseResult& result);
+// The same over a run; of one transport's cases when `transport` is not empty.
+LatencyFigures single_pong_figures(const RunResult& run, const std::string& transport = {});
+
+// A check with burst figures, and its case.
+struct Burst {
+  const CaseResult* result = nullptr;
+  const CheckResult* check = nullptr;
+};
+// Every check with burst figures, in case order; of one transport's cases when `transport`
+// is not empty.
+std::vector<Burst> bursts_of(const RunResult& run, const std::string& transport = {});
+
+// {"pings", "pongs", "time_to_last_pong_ms", "pongs_per_second"}, as the mock server records
+// it in a check's details and results.json carries it per check.
+nlohmann::json to_json(const BurstFigures& burst);
+// nullopt unless `value` is such an object.
+std::optional<BurstFigures> burst_from_json(const nlohmann::json& value);
 
 std::string_view to_string(CaseResult::Expectation expectation);
 

@@ -11,6 +11,15 @@
 
 namespace mcpping {
 
+// Several pings written at once and judged by one check (`ping/burst`). Their pongs queue
+// behind each other, so they are reported as a burst, not as single-pong latencies.
+struct BurstFigures {
+  std::size_t pings = 0;            // requests written
+  std::size_t pongs = 0;            // valid pongs among the answers
+  double time_to_last_pong_ms = 0;  // the first ping written to the last pong received
+  double pongs_per_second = 0;      // pongs over that time
+};
+
 struct CheckResult {
   std::string id;  // full id: "<case id>:<short id>"
   std::string short_id;
@@ -23,8 +32,9 @@ struct CheckResult {
   std::vector<SpecReference> spec;
   std::string expected;
   std::string actual;
-  std::vector<double> latency_ms;  // pongs only
-  std::optional<double> at_ms;     // transcript time of the outcome, when known
+  std::vector<double> latency_ms;     // pongs only
+  std::optional<BurstFigures> burst;  // set when latency_ms are a burst's
+  std::optional<double> at_ms;        // transcript time of the outcome, when known
 };
 
 struct CaseResult {
