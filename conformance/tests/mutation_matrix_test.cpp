@@ -20,17 +20,20 @@ using nlohmann::json;
 struct MatrixRow {
   std::string fault, transport;
   std::vector<std::string> proves;  // "<case glob>:<check glob>"; '*' matches '/' too
+  std::string revision;             // the run's --revision; empty for the default
 };
 
 void PrintTo(const MatrixRow& row, std::ostream* out) {
   *out << row.fault << " on " << row.transport;
+  if (!row.revision.empty()) *out << " at " << row.revision;
 }
 
 std::vector<MatrixRow> load_rows() {
   const auto rows = json::parse(read_text(MCP_PING_SELFTEST_DATA "/mutation_matrix.json"))["rows"];
   std::vector<MatrixRow> out;
   for (const auto& row : rows)
-    out.push_back({row["fault"], row["transport"], row["proves"].get<std::vector<std::string>>()});
+    out.push_back({row["fault"], row["transport"], row["proves"].get<std::vector<std::string>>(),
+                   row.value("revision", "")});
   return out;
 }
 
@@ -66,8 +69,16 @@ const json& catalogue() {
   return listed;
 }
 
-// Does the row claim a MUST or SHOULD check of case `c` on its transport?
+// Does case `c` run at the row's revision (the runner's default when the row names none)?
+bool runs_at(const json& c, const MatrixRow& row) {
+  const std::string revision = row.revision.empty() ? "2025-11-25" : row.revision;
+  return c["revisions"]["from"].get<std::string>() <= revision &&
+         revision <= c["revisions"]["until"].get<std::string>();  // ISO dates order as text
+}
+
+// Does the row claim a MUST or SHOULD check of case `c` on its transport and revision?
 bool row_claims_case(const MatrixRow& row, const json& c) {
+  if (!runs_at(c, row)) return false;
   for (const auto& check : c["checks"]) {
     if (!must_or_should(check["level"])) continue;
     const auto& on = check["transports"];
@@ -85,6 +96,7 @@ TEST_P(MutationMatrix, TheFaultFailsEveryCheckItClaims) {
   ASSERT_TRUE(catalogue().is_object()) << "mcp-ping-conformance list --json failed";
   // Only the cases the row claims a check of, so a "*:pong" row runs the cases with a pong.
   std::vector<std::string> options = {"--transport", row.transport};
+  if (!row.revision.empty()) options.insert(options.end(), {"--revision", row.revision});
   for (const auto& c : catalogue()["cases"])
     if (row_claims_case(row, c)) options.insert(options.end(), {"--scenario", c["id"]});
   ASSERT_GT(options.size(), 2u) << "the row claims no check of the catalogue";
@@ -118,7 +130,10 @@ TEST_P(MutationMatrix, TheFaultFailsEveryCheckItClaims) {
 
 INSTANTIATE_TEST_SUITE_P(SelfTests, MutationMatrix, ::testing::ValuesIn(load_rows()),
                          [](const auto& info) {
-                           std::string name = info.param.fault + "_" + info.param.transport;
+                           std::string name =
+                               info.param.fault + "_" + info.param.transport +
+                               (info.param.revision.empty() ? std::string()
+                                                            : "_" + info.param.revision);
                            for (char& c : name)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;
@@ -135,7 +150,7 @@ TEST(MutationMatrix, EveryMustAndShouldCheckHasABrokenClientThatFailsIt) {
       for (const auto& transport : check["transports"]) {
         ++required;
         const bool proven = std::any_of(rows.begin(), rows.end(), [&](const MatrixRow& row) {
-          return row.transport == transport &&
+          return row.transport == transport && runs_at(c, row) &&
                  std::any_of(row.proves.begin(), row.proves.end(),
                              [&](const std::string& p) { return claims(p, c["id"], check["id"]); });
         });

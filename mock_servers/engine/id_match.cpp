@@ -1,6 +1,8 @@
 #include "engine/id_match.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
@@ -21,6 +23,42 @@ IdMatch match_id(const Json& sent, const Json& got) {
   const bool scalar = !sent.is_structured() && !got.is_structured() && !sent.is_null();
   if (scalar && (sent == got || value_text(sent) == value_text(got))) return IdMatch::Loose;
   return IdMatch::None;
+}
+
+namespace {
+
+// The keys two ids share whenever match_id() ties them: the same text (strict and loose
+// matches, "1" and 1) and, for numbers, the same double (1 and 1.0, an integer beyond 2^53
+// and its rounded echo). Structured ids only match themselves.
+std::vector<std::string> id_keys(const Json& id) {
+  if (id.is_structured()) return {"j:" + id.dump()};
+  std::vector<std::string> keys = {"t:" + value_text(id)};
+  if (id.is_number()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", id.get<double>());
+    keys.push_back(std::string("d:") + text);
+  }
+  return keys;
+}
+
+}  // namespace
+
+void IdIndex::add(const Json& id, std::size_t position) {
+  for (const auto& key : id_keys(id)) {
+    auto& positions = by_key_[key];
+    if (positions.empty() || positions.back() != position) positions.push_back(position);
+  }
+}
+
+std::vector<std::size_t> IdIndex::candidates(const Json& id) const {
+  std::vector<std::size_t> out;
+  for (const auto& key : id_keys(id)) {
+    if (const auto it = by_key_.find(key); it != by_key_.end())
+      out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 bool attributed(const SentFrame& req, const Json& resp, const std::vector<SentFrame>& all_sent) {

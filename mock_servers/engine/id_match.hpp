@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +26,18 @@ struct SentFrame {
 enum class IdMatch { None, Strict, Rounded, Loose };
 
 IdMatch match_id(const Json& sent, const Json& got);
+
+// Ids indexed so that the ids match_id() could tie to a given one are found by lookup, not by
+// comparing with each: a burst of N pings and N pongs costs O(N), not O(N^2).
+class IdIndex {
+ public:
+  void add(const Json& id, std::size_t position);
+  // Positions added under an id that may match `id` (match_id() decides), ascending, each once.
+  std::vector<std::size_t> candidates(const Json& id) const;
+
+ private:
+  std::unordered_map<std::string, std::vector<std::size_t>> by_key_;
+};
 
 // Whether `resp` answers `req` for expect_no_response: by id, or, for a request without a
 // usable id, a response with a null or absent id or with an id the server never sent

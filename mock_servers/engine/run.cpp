@@ -156,6 +156,28 @@ bool Run::send_messages(const std::vector<Json>& frames, const SendOptions& opti
   return result.ok;
 }
 
+bool Run::send_batch(const std::vector<Json>& frames, const SendOptions& options,
+                     const std::string* label) {
+  const Json batch = Json(frames);
+  const std::string text = safe_dump(batch);
+  const auto result = channel.send({text}, options);
+  if (!result.done.empty()) {
+    Json extra = {{"batch", frames.size()}};
+    if (label) extra["label"] = *label;
+    if (!result.streams.empty() && !result.streams.front().empty())
+      extra["stream"] = result.streams.front();
+    transcript.frame(Direction::ServerToClient, text, &batch, result.writes.front(),
+                     std::move(extra));
+    for (const auto& frame : frames) {
+      SentFrame sent{frame, result.done.front(), client.client_requests};
+      all_sent.push_back(sent);
+      if (label) labels[*label].push_back(std::move(sent));
+    }
+  }
+  if (!result.ok) transcript.event("write failed: " + result.error, {{"error", result.error}});
+  return result.ok;
+}
+
 bool Run::send_one(const Json& frame, const std::string& route) {
   SendOptions options;
   options.route = route;

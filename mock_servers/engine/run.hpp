@@ -97,6 +97,10 @@ class Run {
   // Sends frames (recorded, kept under `label`); false when a write failed (recorded).
   bool send_messages(const std::vector<Json>& frames, const SendOptions& options,
                      const std::string* label = nullptr);
+  // Sends the frames as one JSON-RPC batch, one array in one message; each element is kept
+  // under `label` as a frame of its own, so expect_response judges each.
+  bool send_batch(const std::vector<Json>& frames, const SendOptions& options,
+                  const std::string* label = nullptr);
   bool send_one(const Json& frame, const std::string& route = {});
 
   Pump pump(Clock::time_point deadline, const Claim& claim) { return client.pump(deadline, claim); }

@@ -158,7 +158,7 @@ const BrokenCase kBrokenCases[] = {
     {"unknown-template-operator",
      "/script/2/send/id: unknown template operator \"$txt\" (templates know $text)"},
     {"unknown-write-mode",
-     "/script/2/write: unknown write mode \"chunked\" (known: lines, coalesced, chopped)"},
+     "/script/2/write: unknown write mode \"chunked\" (known: lines, coalesced, chopped, batch)"},
     {"bad-json",
      ": invalid JSON at line 5, column 1: syntax error while parsing object key - unexpected '}'; "
      "expected "

@@ -38,13 +38,5 @@ TEST(StepTable, AStepWithoutAnActionNamesEveryKind) {
   }
 }
 
-TEST(IdMatch, StrictRoundedLooseOrNone) {
-  EXPECT_EQ(match_id(Json(5), Json(5)), IdMatch::Strict);
-  EXPECT_EQ(match_id(Json(5), Json("5")), IdMatch::Loose);
-  EXPECT_EQ(match_id(Json(9007199254740993LL), Json(9007199254740992.0)), IdMatch::Rounded);
-  EXPECT_EQ(match_id(Json(5), Json(6)), IdMatch::None);
-  EXPECT_EQ(match_id(Json(nullptr), Json(nullptr)), IdMatch::Strict);
-}
-
 }  // namespace
 }  // namespace mcpping

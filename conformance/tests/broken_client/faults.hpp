@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,7 @@ inline const std::set<std::string> kFaults = {
     "no-cancel-on-timeout",          // gives up on a request without notifications/cancelled
     "timeout-breaks-session",        // after giving up on a request, fails every later one
     "late-response-breaks-session",  // an answer to a request it gave up on stops its reader
+    "drops-batches",                 // ignores a JSON-RPC batch (an array) from the server
 };
 
 inline std::set<std::string>& active_faults() {
@@ -66,6 +68,19 @@ inline std::set<std::string>& active_faults() {
   return faults;
 }
 inline bool has(const char* fault) { return active_faults().count(fault) > 0; }
+
+// The messages in one frame the server wrote: the object, or the elements of a JSON-RPC
+// batch (2025-03-26), which drops-batches ignores. Anything else holds none.
+inline std::vector<json> messages_in(const std::string& text) {
+  const json frame = json::parse(text, nullptr, false);
+  if (frame.is_object()) return {frame};
+  std::vector<json> out;
+  if (frame.is_array() && !has("drops-batches")) {
+    for (const auto& message : frame)
+      if (message.is_object()) out.push_back(message);
+  }
+  return out;
+}
 
 // The id of its next request: reuses-ping-id sends every ping as id 1.
 inline int next_request_id(const std::string& method, int& next_id) {

@@ -150,17 +150,17 @@ class HttpConnection : public Connection {
       std::vector<json> replies;  // batch-pongs: what this read answers, in one POST
       events.feed(data, size, [&](const std::string& type, const std::string& text) {
         if (type != "message") return;
-        const json message = json::parse(text, nullptr, false);
-        if (!message.is_object()) return;
-        if (message.contains("method")) {
-          if (auto why = breaks_pending(message, method)) failure = *why;
-          if (has("batch-pongs")) {
-            if (json reply = reply_to(message); !reply.is_null()) replies.push_back(reply);
-          } else if (!answer(message) && has("pong-failure-fails-call")) {
-            failure = "the pong could not be delivered";
+        for (const auto& message : messages_in(text)) {
+          if (message.contains("method")) {
+            if (auto why = breaks_pending(message, method)) failure = *why;
+            if (has("batch-pongs")) {
+              if (json reply = reply_to(message); !reply.is_null()) replies.push_back(reply);
+            } else if (!answer(message) && has("pong-failure-fails-call")) {
+              failure = "the pong could not be delivered";
+            }
+          } else if (message.contains("id") && message["id"] == json(id)) {
+            response = message;
           }
-        } else if (message.contains("id") && message["id"] == json(id)) {
-          response = message;
         }
       });
       if (!replies.empty() && !deliver(json(replies)) && has("pong-failure-fails-call"))
@@ -325,8 +325,8 @@ class HttpConnection : public Connection {
       listener_->Get(path_, h, [&](const char* data, std::size_t size) {
         events.feed(data, size, [&](const std::string& type, const std::string& text) {
           if (type != "message" || !reading) return;
-          const json message = json::parse(text, nullptr, false);
-          if (message.is_object() && message.contains("method")) reading = on_get_message(message);
+          for (const auto& message : messages_in(text))
+            if (reading && message.contains("method")) reading = on_get_message(message);
         });
         return reading;
       });

@@ -91,11 +91,10 @@ class LegacyConnection : public Connection {
       return true;
     }
     if (type != "message") return true;
-    const json message = json::parse(data, nullptr, false);
-    if (!message.is_object()) return true;
-    const auto next = pending_.offer(message);
-    if (next == PendingRequest::Next::StopReading) return false;
-    if (next == PendingRequest::Next::Answer) {
+    for (const auto& message : messages_in(data)) {
+      const auto next = pending_.offer(message);
+      if (next == PendingRequest::Next::StopReading) return false;
+      if (next != PendingRequest::Next::Answer) continue;
       const json reply = reply_to(message);
       if (!reply.is_null() &&
           post(reply, has("pong-to-stream-url") ? stream_path_ : std::string()) == 404 &&

@@ -121,11 +121,10 @@ class StdioConnection : public Connection {
 
   // Takes one line from the server; false when the reader stops here.
   bool handle(const std::string& line) {
-    const json frame = json::parse(line, nullptr, false);
-    if (frame.is_discarded() || !frame.is_object()) return true;
-    const auto next = pending_.offer(frame);
-    if (next == PendingRequest::Next::StopReading) return false;
-    if (next == PendingRequest::Next::Answer) {
+    for (const auto& frame : messages_in(line)) {
+      const auto next = pending_.offer(frame);
+      if (next == PendingRequest::Next::StopReading) return false;
+      if (next != PendingRequest::Next::Answer) continue;
       if (const json reply = reply_to(frame); !reply.is_null()) {
         if (has("batch-pongs")) {
           batched_.push_back(reply);

@@ -14,6 +14,33 @@ namespace mcpping::steps {
 
 namespace {
 
+// The client's responses, indexed by id once per judgement: a burst's N pings find their
+// answers by lookup, not each by a scan of every response.
+class ClientAnswers {
+ public:
+  explicit ClientAnswers(const std::vector<ClientMessage>& responses) : responses_(responses) {
+    for (std::size_t i = 0; i < responses.size(); ++i)
+      if (responses[i].json.contains("id")) index_.add(responses[i].json["id"], i);
+  }
+
+  // The responses to `req`, in order, with how each id matched; a response from before the
+  // request was written cannot answer it.
+  std::vector<std::pair<const ClientMessage*, IdMatch>> to(const SentFrame& req) const {
+    std::vector<std::pair<const ClientMessage*, IdMatch>> got;
+    for (const auto i : index_.candidates(req.frame["id"])) {
+      const auto& r = responses_[i];
+      if (r.at < req.written) continue;
+      const auto m = match_id(req.frame["id"], r.json["id"]);
+      if (m != IdMatch::None) got.emplace_back(&r, m);
+    }
+    return got;
+  }
+
+ private:
+  const std::vector<ClientMessage>& responses_;
+  IdIndex index_;
+};
+
 // expect_response (an empty result) and expect_error (an error with `code`). The step waits
 // until every request has an answer or its bound passes; the verdict is made at the end of
 // the run (Run::defer), so a second answer that comes later still counts.
@@ -40,7 +67,7 @@ struct ExpectResponse final : Step {
   };
 
   std::string expected_text(const std::vector<SentFrame>& requests, Bounds bounds) const;
-  Judged judge_one(const Run& run, const SentFrame& req, Bounds bounds,
+  Judged judge_one(const ClientAnswers& answers, const SentFrame& req, Bounds bounds,
                    std::vector<double>& latencies) const;
   void judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const;
   void judge_code(Run& run, const std::vector<SentFrame>& requests) const;
@@ -53,19 +80,6 @@ std::string first_five(const std::vector<std::string>& items) {
   for (std::size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? " | " : "") + items[i];
   if (items.size() > 5) out += " | ...";
   return out;
-}
-
-// The client's responses to `req`, in order, with how each id matched; a response from before
-// the request was written cannot answer it.
-std::vector<std::pair<const ClientMessage*, IdMatch>> answers_to(const Run& run,
-                                                                 const SentFrame& req) {
-  std::vector<std::pair<const ClientMessage*, IdMatch>> got;
-  for (const auto& r : run.client.responses) {
-    if (!r.json.contains("id") || r.at < req.written) continue;
-    const auto m = match_id(req.frame["id"], r.json["id"]);
-    if (m != IdMatch::None) got.emplace_back(&r, m);
-  }
-  return got;
 }
 
 std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests,
@@ -94,11 +108,11 @@ std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests
   return expected;
 }
 
-ExpectResponse::Judged ExpectResponse::judge_one(const Run& run, const SentFrame& req,
+ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, const SentFrame& req,
                                                  Bounds bounds,
                                                  std::vector<double>& latencies) const {
   const auto& id = req.frame["id"];
-  const auto got = answers_to(run, req);
+  const auto got = answers.to(req);
   if (got.empty()) {
     return {Outcome::Broken,
             "nothing by the end of the run (" + format_ms(elapsed_ms(req.written, Clock::now())) +
@@ -190,8 +204,9 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
   std::string actual;
   std::size_t answered = 0;
   std::optional<Clock::time_point> last_pong;
+  const ClientAnswers answers(run.client.responses);
   for (const auto& req : requests) {
-    auto [o, text, was_answered, pong_at] = judge_one(run, req, bounds, latencies);
+    auto [o, text, was_answered, pong_at] = judge_one(answers, req, bounds, latencies);
     if (was_answered) ++answered;
     if (pong_at && (!last_pong || *pong_at > *last_pong)) last_pong = pong_at;
     outcome = std::max(outcome, o);
@@ -240,8 +255,9 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
 void ExpectResponse::judge_code(Run& run, const std::vector<SentFrame>& requests) const {
   std::vector<std::string> codes;
   bool all_wanted = true;
+  const ClientAnswers answers(run.client.responses);
   for (const auto& req : requests) {
-    const auto got = answers_to(run, req);
+    const auto got = answers.to(req);
     const ClientMessage* first = got.empty() ? nullptr : got.front().first;
     if (!first || !first->json.contains("error") || !first->json["error"].is_object()) {
       all_wanted = false;
@@ -269,13 +285,15 @@ StepResult ExpectResponse::run(Run& run) const {
     return StepResult::Ok;
   }
 
-  // Which requests have an answer so far, updated per response: a burst of N pings stays
-  // O(N) per response instead of rescanning every response for every request.
+  // Which requests have an answer so far, updated per response by an id lookup: a burst of N
+  // pings costs O(N) in all, not a scan of every request per response.
   std::vector<bool> has_answer(requests.size(), false);
   std::size_t answered_count = 0;
+  IdIndex request_ids;
+  for (std::size_t i = 0; i < requests.size(); ++i) request_ids.add(requests[i].frame["id"], i);
   const auto note_response = [&](const ClientMessage& r) {
     if (!r.json.contains("id")) return;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
+    for (const auto i : request_ids.candidates(r.json["id"])) {
       if (!has_answer[i] && r.at >= requests[i].written &&
           match_id(requests[i].frame["id"], r.json["id"]) != IdMatch::None) {
         has_answer[i] = true;

@@ -14,6 +14,7 @@ struct Send final : Step {
   std::size_t repeat = 1;
   bool repeated = false;  // "repeat" given: "${i}" is the repetition
   SendOptions options;    // route: the step's "on", resolved at run time
+  bool batch = false;     // "write": "batch": the frames as one JSON array
   std::optional<std::string> label;
 
   StepResult run(Run& run) const override {
@@ -34,7 +35,9 @@ struct Send final : Step {
     const auto route = run.route_of(options.route);
     if (!route) return StepResult::Failed;
     resolved.route = *route;
-    if (!run.send_messages(frames, resolved, label ? &*label : nullptr))
+    const auto* named = label ? &*label : nullptr;
+    if (!(batch ? run.send_batch(frames, resolved, named)
+                : run.send_messages(frames, resolved, named)))
       return run.fail("write failed");
     return StepResult::Ok;
   }
@@ -108,7 +111,7 @@ struct Respond final : Step {
 };
 
 std::string unknown_write_mode(const std::string& mode) {
-  return "unknown write mode \"" + mode + "\" (known: lines, coalesced, chopped)";
+  return "unknown write mode \"" + mode + "\" (known: lines, coalesced, chopped, batch)";
 }
 
 }  // namespace
@@ -130,7 +133,8 @@ std::unique_ptr<Step> parse_send(StepParser& p) {
   s->repeat = p.count("repeat", 1, 1);
   s->options.chunk = p.count("chunk", 1, 1);
   const auto mode =
-      p.one_of("write", {"lines", "coalesced", "chopped"}, "lines", unknown_write_mode);
+      p.one_of("write", {"lines", "coalesced", "chopped", "batch"}, "lines", unknown_write_mode);
+  s->batch = mode == "batch";
   s->options.mode = mode == "coalesced" ? WriteMode::Coalesced
                     : mode == "chopped" ? WriteMode::Chopped
                                         : WriteMode::Lines;

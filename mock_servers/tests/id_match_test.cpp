@@ -1,0 +1,66 @@
+#include "engine/id_match.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+TEST(IdMatch, StrictRoundedLooseOrNone) {
+  EXPECT_EQ(match_id(Json(5), Json(5)), IdMatch::Strict);
+  EXPECT_EQ(match_id(Json(5), Json("5")), IdMatch::Loose);
+  EXPECT_EQ(match_id(Json(9007199254740993LL), Json(9007199254740992.0)), IdMatch::Rounded);
+  EXPECT_EQ(match_id(Json(5), Json(6)), IdMatch::None);
+  EXPECT_EQ(match_id(Json(nullptr), Json(nullptr)), IdMatch::Strict);
+}
+
+// Ids of every shape the catalogue sends or a client echoes.
+const std::vector<Json> kIds = {
+    Json(5),
+    Json("5"),
+    Json(5.0),
+    Json(6),
+    Json(0),
+    Json(-1),
+    Json(""),
+    Json("srv-ping-1"),
+    Json(1.5),
+    Json("1.5"),
+    Json(true),
+    Json("true"),
+    Json(false),
+    Json(nullptr),
+    Json("é"),
+    Json(9007199254740993LL),
+    Json(9007199254740992.0),
+    Json::array({1}),
+    Json::object({{"a", 1}}),
+    Json("[1]"),
+};
+
+// The index never hides a match: every id match_id() ties to a given one is a candidate.
+TEST(IdIndex, EveryMatchIsACandidate) {
+  IdIndex index;
+  for (std::size_t i = 0; i < kIds.size(); ++i) index.add(kIds[i], i);
+  for (const auto& sent : kIds) {
+    const auto candidates = index.candidates(sent);
+    for (std::size_t i = 0; i < kIds.size(); ++i) {
+      if (match_id(sent, kIds[i]) == IdMatch::None) continue;
+      EXPECT_NE(std::find(candidates.begin(), candidates.end(), i), candidates.end())
+          << sent.dump() << " misses " << kIds[i].dump();
+    }
+  }
+}
+
+TEST(IdIndex, CandidatesAreFewAscendingAndUnique) {
+  IdIndex index;
+  for (std::size_t i = 0; i < 1000; ++i) index.add(Json("burst-" + std::to_string(i)), i);
+  index.add(Json(7), 1000);
+  index.add(Json("7"), 1001);
+  index.add(Json(7), 1002);
+  EXPECT_EQ(index.candidates(Json("burst-42")), (std::vector<std::size_t>{42}));
+  EXPECT_EQ(index.candidates(Json(7)), (std::vector<std::size_t>{1000, 1001, 1002}));
+  EXPECT_TRUE(index.candidates(Json("missing")).empty());
+}
+
+}  // namespace
+}  // namespace mcpping
