@@ -1,0 +1,74 @@
+// The echo driver of drivers/kit/tests/cases.json on the C++ kit, plus the tool names
+// 'fail-kit' (the kit's Error with a code) and 'fail-unknown' (no std::exception).
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "mcp_conformance_driver.hpp"
+
+namespace {
+
+using mcp_conformance::json;
+using mcp_conformance::Step;
+
+// A library's own exception type, carrying the JSON-RPC code of an error response.
+class LibraryError : public std::runtime_error {
+ public:
+  LibraryError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int rpc_code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+void called(const char* op) { std::cerr << "call " << op << '\n'; }
+
+json timeout_of(const Step& step) { return step.timeout ? json(step.timeout->count()) : json(); }
+
+json call_tool(const Step& step) {
+  called("call_tool");
+  const std::string name = step.name();
+  if (name == "fail-rpc") throw LibraryError(-32601, "Method not found");
+  if (name == "fail-plain") throw std::runtime_error("plain failure");
+  if (name == "fail-kit") throw mcp_conformance::Error("kit failure", -32000);
+  if (name == "fail-unknown") throw 42;
+  if (name == "log") {
+    std::cout << "noise" << std::endl;
+    std::printf("noise through printf\n");
+    std::fflush(stdout);
+    return {{"logged", true}};
+  }
+  return {{"name", name}, {"arguments", step.arguments()}, {"timeout_ms", timeout_of(step)}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mcp_conformance::Handlers handlers;
+  handlers.transports = {"stdio", "streamable-http"};
+  handlers.connect = [](const mcp_conformance::Context& ctx) {
+    called("connect");
+    return json{{"transport", ctx.transport},
+                {"protocol_version", ctx.protocol_version},
+                {"server_command", ctx.server_command},
+                {"server_url", ctx.server_url},
+                {"args", ctx.args}};
+  };
+  handlers.call_tool = call_tool;
+  handlers.ping = [](const Step& step) {
+    called("ping");
+    return json{{"timeout_ms", timeout_of(step)}};
+  };
+  handlers.close = [](const Step&) {
+    called("close");
+    return json();
+  };
+  handlers.error_code = [](const std::exception& e) -> std::optional<int> {
+    const auto* error = dynamic_cast<const LibraryError*>(&e);
+    return error != nullptr ? std::optional<int>(error->rpc_code()) : std::nullopt;
+  };
+  return mcp_conformance::run_driver(argc, argv, handlers);
+}

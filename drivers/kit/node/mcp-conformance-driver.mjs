@@ -1,0 +1,165 @@
+// The plumbing of an mcp-ping-conformance driver (driver contract v1.1,
+// docs/driver-contract.md) for Node.js, without dependencies. A driver supplies one function
+// per op, the part specific to its client library, and hands over:
+//
+//   import { runDriver } from './mcp-conformance-driver.mjs';   // before the library
+//   await runDriver({ ops: { connect: async (ctx) => ..., ping: (step) => ... }, errorCode });
+//
+// Importing it sends all console output and other stdout writes to stderr, so import it
+// before the client library. runDriver() reads the environment, exits 127 for a transport or
+// op the driver has no function for before any op runs, 2 for a malformed context, runs the
+// steps in order (idle is a timer, so the library's own work goes on), prints one JSON line
+// per step on stdout, and exits 0 once they are flushed. drivers/kit/README.md.
+import { Console } from 'node:console';
+import path from 'node:path';
+import process from 'node:process';
+
+export const UNSUPPORTED = 127;
+export const MALFORMED = 2;
+const KNOWN_OPS = new Set(['connect', 'call_tool', 'list_tools', 'ping', 'idle', 'close']);
+
+// stdout is the report: the step lines go through the one saved writer, everything else
+// (console, a library's process.stdout.write) to stderr.
+const writeReport = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
+
+// Ends the run before any step: the exit status and why.
+class Refusal extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const malformed = (message) => new Refusal(MALFORMED, `malformed MCP_CONFORMANCE_CONTEXT: ${message}`);
+
+function requireEnv(variable) {
+  const value = process.env[variable];
+  if (!value) throw new Refusal(MALFORMED, `${variable} is not set`);
+  return value;
+}
+
+const isInteger = (value, least) => Number.isSafeInteger(value) && value >= least;
+
+// Every op is checked before any shape, so that an unsupported op wins over a malformed one.
+function checkSteps(context, ops) {
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) throw malformed('not a JSON object');
+  const { steps } = context;
+  if (!Array.isArray(steps)) throw malformed("'steps' must be an array");
+  steps.forEach((step, i) => {
+    if (step === null || typeof step !== 'object' || Array.isArray(step) || typeof step.op !== 'string') {
+      throw malformed(`steps[${i}] must be an object with a string 'op'`);
+    }
+    if (step.op !== 'idle' && !(KNOWN_OPS.has(step.op) && typeof ops[step.op] === 'function')) {
+      throw new Refusal(UNSUPPORTED, `steps[${i}]: unsupported op '${step.op}'`);
+    }
+  });
+  steps.forEach((step, i) => {
+    const where = `steps[${i}]`;
+    const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+    if (step.op === 'call_tool' && typeof step.name !== 'string') throw malformed(`${where}: call_tool needs a string 'name'`);
+    if (step.op === 'call_tool' && 'arguments' in step && !isObject(step.arguments)) {
+      throw malformed(`${where}: call_tool 'arguments' must be an object`);
+    }
+    if (step.op === 'idle' && !isInteger(step.ms, 0)) throw malformed(`${where}: idle needs a non-negative integer 'ms'`);
+    if ('timeout_ms' in step && !isInteger(step.timeout_ms, 1)) throw malformed(`${where}: 'timeout_ms' must be a positive integer`);
+  });
+  return steps;
+}
+
+// The HTTP server URL is appended as the last argument; a last argument that is no URL is
+// one of the driver's own (a run by hand), and server.url is used instead.
+function locateServer(ctx) {
+  const { server } = ctx.context;
+  if (server === null || typeof server !== 'object' || Array.isArray(server)) throw malformed("'server' must be an object");
+  if (ctx.transport === 'stdio') {
+    const { command } = server;
+    if (!Array.isArray(command) || command.length === 0) throw malformed("stdio needs 'server.command', a non-empty array of strings");
+    if (!command.every((word) => typeof word === 'string')) throw malformed("'server.command' must contain only strings");
+    ctx.serverCommand = command;
+  } else if (ctx.args.length > 0 && ctx.args.at(-1).includes('://')) {
+    ctx.serverUrl = ctx.args.pop();
+  } else if (typeof server.url === 'string') {
+    ctx.serverUrl = server.url;
+  } else {
+    throw malformed("HTTP transports need the server URL (last argument or 'server.url')");
+  }
+}
+
+function readInvocation(transports, ops) {
+  const transport = requireEnv('MCP_CONFORMANCE_TRANSPORT');
+  if (!transports.includes(transport)) throw new Refusal(UNSUPPORTED, `transport '${transport}' is not supported`);
+  const protocolVersion = requireEnv('MCP_CONFORMANCE_PROTOCOL_VERSION');
+  let context;
+  try {
+    context = JSON.parse(requireEnv('MCP_CONFORMANCE_CONTEXT'));
+  } catch (error) {
+    if (error instanceof Refusal) throw error;
+    throw malformed('not valid JSON');
+  }
+  const steps = checkSteps(context, ops);
+  const ctx = { transport, protocolVersion, serverCommand: [], serverUrl: '', args: process.argv.slice(2), context };
+  locateServer(ctx);
+  return { ctx, steps };
+}
+
+// The error as the contract reports it: `code` only when errorCode finds a JSON-RPC code.
+function describe(error, errorCode) {
+  const out = {};
+  const code = error == null ? undefined : errorCode(error);
+  if (Number.isInteger(code)) out.code = code;
+  out.message = error?.message ?? String(error);
+  return out;
+}
+
+export async function runDriver({
+  ops,
+  transports = ['stdio', 'streamable-http', 'sse'],
+  errorCode = () => undefined,
+  name = path.basename(process.argv[1] ?? 'driver'),
+}) {
+  const unknown = Object.keys(ops).filter((op) => op === 'idle' || !KNOWN_OPS.has(op));
+  if (unknown.length > 0) throw new TypeError(`runDriver: no such op ${unknown.join(', ')} (idle is the kit's)`);
+  const log = (...args) => console.error(`${name}:`, ...args);
+  let invocation;
+  try {
+    invocation = readInvocation(transports, ops);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    log(error.message);
+    process.exit(error.status);
+  }
+  const { ctx, steps } = invocation;
+
+  // An exception the library throws outside any awaited promise must not kill the driver: it
+  // fails the step in progress instead (and is logged).
+  let failCurrentStep = null;
+  for (const event of ['unhandledRejection', 'uncaughtException']) {
+    process.on(event, (error) => {
+      log(`${event}:`, error?.stack ?? error);
+      failCurrentStep?.(error);
+    });
+  }
+  const runStep = async (step) => {
+    if (step.op === 'idle') return new Promise((resolve) => setTimeout(() => resolve({}), step.ms));
+    return step.op === 'connect' ? ops.connect(ctx, step) : ops[step.op](step, ctx);
+  };
+
+  for (const [index, step] of steps.entries()) {
+    let line;
+    const fault = new Promise((_, reject) => { failCurrentStep = reject; });
+    try {
+      const result = await Promise.race([runStep(step), fault]);
+      line = JSON.stringify({ step: index, op: step.op, ok: true, result: result ?? {} });
+    } catch (error) {
+      log(`step ${index} (${step.op}) failed:`, error?.stack ?? error);
+      line = JSON.stringify({ step: index, op: step.op, ok: false, error: describe(error, errorCode) });
+    }
+    failCurrentStep = null;
+    writeReport(line + '\n');
+  }
+  // Exit once stdout is flushed: timers or sockets the library left behind must not keep the
+  // process alive.
+  writeReport('', () => process.exit(0));
+}

@@ -1,0 +1,55 @@
+// The echo driver of drivers/kit/tests/cases.json on the Node kit: ops that report what they
+// were given, plus tool names whose errors escape every promise ('stray-exception',
+// 'stray-rejection') and a result that is not JSON ('not-json').
+import { runDriver } from '../mcp-conformance-driver.mjs';
+
+class LibraryError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.rpcCode = code;
+  }
+}
+
+const called = (op) => process.stderr.write(`call ${op}\n`);
+const never = () => new Promise(() => {});
+
+const tools = {
+  'fail-rpc': () => { throw new LibraryError(-32601, 'Method not found'); },
+  'fail-plain': () => { throw new Error('plain failure'); },
+  log: () => {
+    console.log('noise');
+    process.stdout.write('noise through process.stdout\n');
+    return { logged: true };
+  },
+  'stray-exception': () => {
+    setTimeout(() => { throw new Error('stray exception'); }, 0);
+    return never();
+  },
+  'stray-rejection': () => {
+    Promise.reject(new Error('stray rejection'));
+    return never();
+  },
+  'not-json': () => ({ value: 1n }),
+};
+
+await runDriver({
+  transports: ['stdio', 'streamable-http'],
+  ops: {
+    connect: async (ctx) => {
+      called('connect');
+      const { transport, protocolVersion, serverCommand, serverUrl, args } = ctx;
+      return { transport, protocol_version: protocolVersion, server_command: serverCommand, server_url: serverUrl, args };
+    },
+    call_tool: (step) => {
+      called('call_tool');
+      const tool = tools[step.name];
+      return tool ? tool(step) : { name: step.name, arguments: step.arguments ?? {}, timeout_ms: step.timeout_ms ?? null };
+    },
+    ping: async (step) => {
+      called('ping');
+      return { timeout_ms: step.timeout_ms ?? null };
+    },
+    close: () => { called('close'); },
+  },
+  errorCode: (error) => error.rpcCode,
+});

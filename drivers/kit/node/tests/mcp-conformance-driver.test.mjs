@@ -1,0 +1,71 @@
+// Tests of the Node driver kit: the shared cases of drivers/kit/tests/cases.json against
+// echo-driver.mjs, then what is particular to Node (errors that escape every promise, results
+// that are not JSON). Run: node --test drivers/kit/node/tests/
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import process from 'node:process';
+import test from 'node:test';
+
+const echoDriver = new URL('./echo-driver.mjs', import.meta.url).pathname;
+const { cases } = JSON.parse(readFileSync(new URL('../../tests/cases.json', import.meta.url), 'utf8'));
+
+function runEchoDriver(context, transport = 'stdio', args = []) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MCP_CONFORMANCE_')));
+  env.MCP_CONFORMANCE_PROTOCOL_VERSION = '2025-11-25';
+  if (transport !== null) env.MCP_CONFORMANCE_TRANSPORT = transport;
+  if (context !== null) env.MCP_CONFORMANCE_CONTEXT = typeof context === 'string' ? context : JSON.stringify(context);
+  const started = process.hrtime.bigint();
+  const done = spawnSync(process.execPath, [echoDriver, ...args], { env, encoding: 'utf8', timeout: 60000 });
+  return { ...done, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
+// Every line must be one JSON value: a stray log line fails here.
+const stepLines = (stdout) => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+
+for (const c of cases) {
+  test(c.name, () => {
+    const done = runEchoDriver(c.context, c.transport === undefined ? 'stdio' : c.transport, c.args ?? []);
+    assert.equal(done.status, c.exit, done.stderr);
+    assert.deepEqual(stepLines(done.stdout), c.stdout ?? [], done.stderr);
+    for (const text of c.stderr ?? []) assert.ok(done.stderr.includes(text), `no "${text}" in stderr:\n${done.stderr}`);
+    if (c.calls) {
+      const calls = done.stderr.split('\n').filter((line) => line.startsWith('call ')).map((line) => line.slice(5));
+      assert.deepEqual(calls, c.calls, done.stderr);
+    }
+    assert.ok(done.wallMs >= (c.min_wall_ms ?? 0), `took ${done.wallMs} ms`);
+  });
+}
+
+const server = { command: ['/bin/false'] };
+
+for (const kind of ['exception', 'rejection']) {
+  test(`an uncaught ${kind} during a step fails that step, and the next steps run`, () => {
+    const steps = [{ op: 'call_tool', name: `stray-${kind}` }, { op: 'ping', timeout_ms: 5 }];
+    const done = runEchoDriver({ server, steps });
+    assert.equal(done.status, 0, done.stderr);
+    assert.deepEqual(stepLines(done.stdout), [
+      { step: 0, op: 'call_tool', ok: false, error: { message: `stray ${kind}` } },
+      { step: 1, op: 'ping', ok: true, result: { timeout_ms: 5 } },
+    ]);
+  });
+}
+
+test('a result that is not JSON fails its step only', () => {
+  const done = runEchoDriver({ server, steps: [{ op: 'call_tool', name: 'not-json' }, { op: 'close' }] });
+  assert.equal(done.status, 0, done.stderr);
+  const lines = stepLines(done.stdout);
+  assert.equal(lines.length, 2);
+  assert.equal(lines[0].ok, false);
+  assert.match(lines[0].error.message, /BigInt/);
+  assert.deepEqual(lines[1], { step: 1, op: 'close', ok: true, result: {} });
+});
+
+test('a misspelt op is refused before anything runs', () => {
+  const kit = new URL('../mcp-conformance-driver.mjs', import.meta.url).href;
+  const code = `import { runDriver } from '${kit}'; await runDriver({ ops: { 'call-tool': () => 1 } });`;
+  const done = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(done.status, 1);
+  assert.equal(done.stdout, '');
+  assert.match(done.stderr, /runDriver: no such op call-tool/);
+});

@@ -1,0 +1,199 @@
+"""The plumbing of an mcp-ping-conformance driver (driver contract v1.1,
+docs/driver-contract.md) for Python, standard library only. A driver supplies one callable
+per op, the part specific to its client library, and hands over::
+
+    from mcp_conformance_driver import run_driver
+    run_driver(ops={"connect": connect, "ping": ping, ...}, error_code=error_code)
+
+Ops may be plain functions or coroutines; all run on one asyncio event loop, so a client
+created in connect is used by the later steps on the loop it was made on. run_driver() reads
+the environment, exits 127 for a transport or op the driver has no callable for before any op
+runs, 2 for a malformed context, runs the steps in order (idle is asyncio.sleep, so the
+library's own tasks go on), prints one JSON line per step on stdout, sends everything else
+written to stdout (print, a C extension, a child process) to stderr, and exits 0.
+drivers/kit/README.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, NoReturn, Optional, Sequence
+
+UNSUPPORTED = 127
+MALFORMED = 2
+ALL_TRANSPORTS = ("stdio", "streamable-http", "sse")
+KNOWN_OPS = ("connect", "call_tool", "list_tools", "ping", "idle", "close")
+
+
+@dataclass
+class Context:
+    """What the suite asked for, as connect sees it."""
+
+    transport: str  # "stdio", "streamable-http" or "sse"
+    protocol_version: str  # the revision to offer in initialize
+    context: dict  # MCP_CONFORMANCE_CONTEXT as given
+    args: list  # the driver's own arguments, without the URL
+    server_command: list = field(default_factory=list)  # stdio: the argv to spawn
+    server_url: str = ""  # HTTP transports
+
+
+class _Refusal(Exception):
+    """Ends the run before any step: the exit status and why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _malformed(message: str) -> _Refusal:
+    return _Refusal(MALFORMED, f"malformed MCP_CONFORMANCE_CONTEXT: {message}")
+
+
+def _require_env(variable: str) -> str:
+    value = os.environ.get(variable, "")
+    if not value:
+        raise _Refusal(MALFORMED, f"{variable} is not set")
+    return value
+
+
+def _is_integer(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _check_steps(context: Any, ops: Mapping[str, Callable]) -> list:
+    # Every op is checked before any shape, so that an unsupported op wins over a malformed one.
+    if not isinstance(context, dict):
+        raise _malformed("not a JSON object")
+    steps = context.get("steps")
+    if not isinstance(steps, list):
+        raise _malformed("'steps' must be an array")
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict) or not isinstance(step.get("op"), str):
+            raise _malformed(f"steps[{i}] must be an object with a string 'op'")
+        if step["op"] != "idle" and not (step["op"] in KNOWN_OPS and callable(ops.get(step["op"]))):
+            raise _Refusal(UNSUPPORTED, f"steps[{i}]: unsupported op '{step['op']}'")
+    for i, step in enumerate(steps):
+        where, op = f"steps[{i}]", step["op"]
+        if op == "call_tool" and not isinstance(step.get("name"), str):
+            raise _malformed(f"{where}: call_tool needs a string 'name'")
+        if op == "call_tool" and "arguments" in step and not isinstance(step["arguments"], dict):
+            raise _malformed(f"{where}: call_tool 'arguments' must be an object")
+        if op == "idle" and not _is_integer(step.get("ms"), 0):
+            raise _malformed(f"{where}: idle needs a non-negative integer 'ms'")
+        if "timeout_ms" in step and not _is_integer(step["timeout_ms"], 1):
+            raise _malformed(f"{where}: 'timeout_ms' must be a positive integer")
+    return steps
+
+
+def _locate_server(ctx: Context) -> None:
+    # The HTTP server URL is appended as the last argument; a last argument that is no URL is
+    # one of the driver's own (a run by hand), and server.url is used instead.
+    server = ctx.context.get("server")
+    if not isinstance(server, dict):
+        raise _malformed("'server' must be an object")
+    if ctx.transport == "stdio":
+        command = server.get("command")
+        if not isinstance(command, list) or not command:
+            raise _malformed("stdio needs 'server.command', a non-empty array of strings")
+        if not all(isinstance(word, str) for word in command):
+            raise _malformed("'server.command' must contain only strings")
+        ctx.server_command = list(command)
+    elif ctx.args and "://" in ctx.args[-1]:
+        ctx.server_url = ctx.args.pop()
+    elif isinstance(server.get("url"), str):
+        ctx.server_url = server["url"]
+    else:
+        raise _malformed("HTTP transports need the server URL (last argument or 'server.url')")
+
+
+def _read_invocation(transports: Sequence[str], ops: Mapping[str, Callable]):
+    transport = _require_env("MCP_CONFORMANCE_TRANSPORT")
+    if transport not in transports:
+        raise _Refusal(UNSUPPORTED, f"transport '{transport}' is not supported")
+    protocol_version = _require_env("MCP_CONFORMANCE_PROTOCOL_VERSION")
+    try:
+        context = json.loads(_require_env("MCP_CONFORMANCE_CONTEXT"))
+    except ValueError:
+        raise _malformed("not valid JSON") from None
+    steps = _check_steps(context, ops)
+    ctx = Context(transport, protocol_version, context, list(sys.argv[1:]))
+    _locate_server(ctx)
+    return ctx, steps
+
+
+def _take_stdout():
+    # The step lines go to a private copy of stdout; fd 1 then points at stderr, so whatever
+    # an op or the library prints lands in the logs.
+    sys.stdout.flush()
+    report = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="replace")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return report
+
+
+def _describe(error: BaseException, error_code: Optional[Callable]) -> dict:
+    # `code` only when error_code finds a JSON-RPC code in the library's exception.
+    code = error_code(error) if error_code else None
+    out: dict = {}
+    if isinstance(code, int) and not isinstance(code, bool):
+        out["code"] = code
+    out["message"] = str(error) or type(error).__name__
+    return out
+
+
+async def _run_steps(ctx, steps, ops, error_code, report, log) -> None:
+    for index, step in enumerate(steps):
+        op = step["op"]
+        try:
+            if op == "idle":
+                await asyncio.sleep(step["ms"] / 1000)
+                result = {}
+            else:
+                result = ops[op](ctx) if op == "connect" else ops[op](step)
+                if inspect.isawaitable(result):
+                    result = await result
+            line = json.dumps({"step": index, "op": op, "ok": True,
+                               "result": {} if result is None else result},
+                              ensure_ascii=False, separators=(",", ":"))
+        except Exception as error:  # every failure of a step is reported, then the next runs
+            log(f"step {index} ({op}) failed: {type(error).__name__}: {error}")
+            line = json.dumps({"step": index, "op": op, "ok": False,
+                               "error": _describe(error, error_code)},
+                              ensure_ascii=False, separators=(",", ":"))
+        report.write(line + "\n")
+        report.flush()
+
+
+def run_driver(*, ops: Mapping[str, Callable], transports: Sequence[str] = ALL_TRANSPORTS,
+               error_code: Optional[Callable[[BaseException], Optional[int]]] = None,
+               name: Optional[str] = None) -> NoReturn:
+    """Runs the steps with `ops` (op name -> callable; connect gets the Context, the others
+    the step dict with its fields, timeout_ms among them) and exits."""
+    unknown = [op for op in ops if op == "idle" or op not in KNOWN_OPS]
+    if unknown:
+        raise TypeError(f"run_driver: no such op {', '.join(unknown)} (idle is the kit's)")
+    name = name or os.path.basename(sys.argv[0])
+
+    def log(message: str) -> None:
+        print(f"{name}: {message}", file=sys.stderr, flush=True)
+
+    try:
+        ctx, steps = _read_invocation(transports, ops)
+    except _Refusal as refusal:
+        log(str(refusal))
+        sys.exit(refusal.status)
+    report = _take_stdout()
+    # Not asyncio.run(): it would wait for the tasks and threads the library left behind.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.run_until_complete(_run_steps(ctx, steps, ops, error_code, report, log))
+    report.flush()
+    sys.stderr.flush()
+    # Exit at once: tasks, threads or child processes the library left must not keep the
+    # driver alive.
+    os._exit(0)

@@ -1,0 +1,77 @@
+"""Tests of the Python driver kit: the shared cases of drivers/kit/tests/cases.json against
+echo_driver.py, then what is particular to Python (coroutine and plain ops, results that are
+not JSON). Run: python3 -m unittest discover -s drivers/kit/python/tests"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ECHO_DRIVER = os.path.join(HERE, "echo_driver.py")
+with open(os.path.join(HERE, "..", "..", "tests", "cases.json"), encoding="utf-8") as spec:
+    CASES = json.load(spec)["cases"]
+
+
+def run_echo_driver(context, transport="stdio", args=()):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_CONFORMANCE_")}
+    env["MCP_CONFORMANCE_PROTOCOL_VERSION"] = "2025-11-25"
+    if transport is not None:
+        env["MCP_CONFORMANCE_TRANSPORT"] = transport
+    if context is not None:
+        env["MCP_CONFORMANCE_CONTEXT"] = context if isinstance(context, str) else json.dumps(context)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, ECHO_DRIVER, *args], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    return done, (time.monotonic() - started) * 1000
+
+
+def step_lines(stdout):
+    # Every line must be one JSON value: a stray log line fails here.
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+class SharedCases(unittest.TestCase):
+    def test_cases(self):
+        for case in CASES:
+            with self.subTest(case["name"]):
+                done, wall_ms = run_echo_driver(case["context"], case.get("transport", "stdio"),
+                                                case.get("args", []))
+                self.assertEqual(done.returncode, case["exit"], done.stderr)
+                self.assertEqual(step_lines(done.stdout), case.get("stdout", []), done.stderr)
+                for text in case.get("stderr", []):
+                    self.assertIn(text, done.stderr)
+                if "calls" in case:
+                    calls = [line[5:] for line in done.stderr.splitlines() if line.startswith("call ")]
+                    self.assertEqual(calls, case["calls"], done.stderr)
+                self.assertGreaterEqual(wall_ms, case.get("min_wall_ms", 0))
+
+
+class PythonSpecifics(unittest.TestCase):
+    def test_a_result_that_is_not_json_fails_its_step_only(self):
+        steps = [{"op": "call_tool", "name": "not-json"}, {"op": "ping"}]
+        done, _ = run_echo_driver({"server": {"command": ["/bin/false"]}, "steps": steps})
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = step_lines(done.stdout)
+        self.assertEqual(len(lines), 2)
+        self.assertFalse(lines[0]["ok"])
+        self.assertNotIn("code", lines[0]["error"])
+        self.assertIn("not JSON serializable", lines[0]["error"]["message"])
+        self.assertEqual(lines[1], {"step": 1, "op": "ping", "ok": True,
+                                    "result": {"timeout_ms": None}})
+
+    def test_a_misspelt_op_is_refused_before_anything_runs(self):
+        code = ("import sys; sys.path.insert(0, sys.argv[1]);"
+                "from mcp_conformance_driver import run_driver;"
+                "run_driver(ops={'call-tool': print})")
+        done = subprocess.run([sys.executable, "-c", code, os.path.join(HERE, "..")],
+                              capture_output=True, text=True, timeout=60, check=False)
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stdout, "")
+        self.assertIn("run_driver: no such op call-tool", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
