@@ -24,14 +24,15 @@ build=${MCP_PING_BUILD_DIR:-$root/build}
 jobs=${MCP_PING_JOBS:-$(nproc)}
 
 # Debian 12 packages the suite builds with; the tests add GoogleTest, xmllint (the JUnit
-# schema test) and clang-format 14 (the test style/clang-format, docs/development.md).
+# schema test), clang-format 14 (the test style/clang-format, docs/development.md) and
+# Python 3 (the Python driver kit's tests, drivers/kit/README.md).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
 libcpp-httplib-dev libyaml-cpp-dev"
 if [ "$mode" != suite ]; then
   packages="$packages libgtest-dev libgmock-dev libxml2-utils"
 fi
 if [ "$mode" = test ]; then
-  packages="$packages clang-format"
+  packages="$packages clang-format python3"
 fi
 missing=""
 for package in $packages; do
