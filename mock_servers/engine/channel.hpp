@@ -113,6 +113,12 @@ class Channel {
   // Writes to the server's stderr on the calling thread, as a server that logs does: blocks
   // while the client does not drain it, up to `deadline`. Returns the bytes written.
   virtual std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) = 0;
+  // stdio: from now on, the first time the client has written at least `min_bytes` of a
+  // message but not its end, stop reading, so that its writes block once the pipe is full,
+  // and report an Event "partial-message" (meta: {"bytes": how many so far}); reading resumes
+  // after the next write to the client. 0 takes that back. False when the transport has no
+  // shared stream to hold (HTTP: every client message is its own POST).
+  virtual bool hold_input_at(std::size_t /*min_bytes*/) { return false; }
   // Arms `fault` for the next matching client POST. False when the transport has no POSTs
   // (the loader keeps such steps out of stdio scripts).
   virtual bool arm_post_fault(const PostFault& /*fault*/) { return false; }

@@ -39,6 +39,8 @@ const std::vector<StepKind>& step_kinds() {
       {"stderr_bytes", {"within", "check"}, T::Any, steps::parse_stderr_bytes},
       {"close_stdin", {}, T::StdioOnly, steps::parse_close_stdin},
       {"close_stdout", {}, T::StdioOnly, steps::parse_close_stdout},
+      {"hold_input", {}, T::StdioOnly, steps::parse_hold_input},
+      {"await_held_input", {"within"}, T::StdioOnly, steps::parse_await_held_input},
       {"serve_defaults", {}, T::Any, steps::parse_serve_defaults},
       {"await_get_stream", {"within"}, T::HttpOnly, steps::parse_await_get_stream},
       {"fail_next_post", {"with"}, T::HttpOnly, steps::parse_fail_next_post},

@@ -121,8 +121,13 @@ void StdioChannel::reader_loop() {
   bool reading = true;
   bool watch_output = true;
   while (!stopping_) {
+    bool held = false;
+    {
+      const std::lock_guard lock(mutex_);
+      held = held_;
+    }
     pollfd fds[2] = {{wake_[0], POLLIN, 0},
-                     {reading ? in_fd_ : (watch_output ? out_fd_ : -1), 0, 0}};
+                     {reading ? (held ? -1 : in_fd_) : (watch_output ? out_fd_ : -1), 0, 0}};
     // Reading: wait for input. After close_input: watch our stdout for the client closing
     // its end (POLLERR), the only sign left that it went away.
     if (reading) fds[1].events = POLLIN;
@@ -135,6 +140,7 @@ void StdioChannel::reader_loop() {
       while (::read(wake_[0], drain, sizeof drain) > 0) {
       }
       if (stopping_) break;
+      if (reading) hold_if_partial(splitter);  // armed while part of a message was buffered
       if (input_closed_ && reading) {
         reading = false;
         release_input();
@@ -176,6 +182,7 @@ void StdioChannel::reader_loop() {
       events.clear();
       splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), now, events);
       for (auto& e : events) push(std::move(e));
+      hold_if_partial(splitter);
       continue;
     }
     if (auto rest = splitter.finish(now)) push(std::move(*rest));
@@ -267,26 +274,63 @@ bool StdioChannel::write_locked(std::string_view bytes, std::size_t chunk, std::
 }
 
 SendResult StdioChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
-  const std::lock_guard lock(out_mutex_);
   SendResult result;
-  if (options.mode == WriteMode::Coalesced) {
-    std::string all;
-    for (const auto& f : frames) all += f + "\n";
-    write_locked(all, 0, frames.size(), result);
-    return result;
+  {
+    const std::lock_guard lock(out_mutex_);
+    if (options.mode == WriteMode::Coalesced) {
+      std::string all;
+      for (const auto& f : frames) all += f + "\n";
+      write_locked(all, 0, frames.size(), result);
+    } else {
+      const std::size_t chunk = options.mode == WriteMode::Chopped ? options.chunk : 0;
+      for (const auto& f : frames) {
+        if (!write_locked(f + "\n", chunk, 1, result)) break;
+      }
+    }
   }
-  const std::size_t chunk = options.mode == WriteMode::Chopped ? options.chunk : 0;
-  for (const auto& f : frames) {
-    if (!write_locked(f + "\n", chunk, 1, result)) break;
-  }
+  release_hold();
   return result;
 }
 
 SendResult StdioChannel::send_raw(const std::string& bytes, std::size_t chunk, const std::string&) {
-  const std::lock_guard lock(out_mutex_);
   SendResult result;
-  write_locked(bytes, chunk, 1, result);
+  {
+    const std::lock_guard lock(out_mutex_);
+    write_locked(bytes, chunk, 1, result);
+  }
+  release_hold();
   return result;
+}
+
+bool StdioChannel::hold_input_at(std::size_t min_bytes) {
+  {
+    const std::lock_guard lock(mutex_);
+    hold_at_bytes_ = min_bytes;
+  }
+  wake();  // the reader may hold enough of a message already
+  return true;
+}
+
+void StdioChannel::hold_if_partial(const LineSplitter& splitter) {
+  const auto bytes = splitter.buffered();
+  {
+    const std::lock_guard lock(mutex_);
+    if (hold_at_bytes_ == 0 || bytes < hold_at_bytes_) return;
+    hold_at_bytes_ = 0;
+    held_ = true;
+  }
+  Incoming in{Incoming::Kind::Event, "partial-message", 0, Clock::now()};
+  in.meta = {{"bytes", bytes}};
+  push(std::move(in));
+}
+
+void StdioChannel::release_hold() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!held_) return;
+    held_ = false;
+  }
+  wake();
 }
 
 void StdioChannel::close_input() {

@@ -35,6 +35,7 @@ class StdioChannel : public Channel {
   void close_input() override;
   void close_output() override;
   std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override;
+  bool hold_input_at(std::size_t min_bytes) override;
 
  private:
   bool write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
@@ -46,6 +47,10 @@ class StdioChannel : public Channel {
   void push(Incoming in);
   void wake();
   void release_input();
+  // Reader thread: holds the input when a hold is armed and `splitter` has enough of a message.
+  void hold_if_partial(const LineSplitter& splitter);
+  // After a write to the client: a held input is read again.
+  void release_hold();
 
   const int in_fd_, out_fd_, err_fd_;
   const std::size_t line_cap_;
@@ -62,6 +67,8 @@ class StdioChannel : public Channel {
   // already written into the pipe, then sets input_end_.
   std::optional<Incoming::Kind> end_requested_;
   bool reader_running_ = false;
+  std::size_t hold_at_bytes_ = 0;  // hold_input_at(): armed when not 0, until it triggers
+  bool held_ = false;              // the reader leaves stdin alone until the next write
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> input_closed_{false};

@@ -148,6 +148,11 @@ const BrokenCase kBrokenCases[] = {
      "/driver_steps/1/request_timeout: unknown timeout \"one_second\" (known: burst_cap_ms, "
      "case_deadline_ms, client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, "
      "pong_cap_ms, quiet_ms, settle_ms)"},
+    {"driver-argument-unknown-macro",
+     "/driver_steps/1/arguments/text: arguments know only the macro $repeat, not $repaet"},
+    {"driver-argument-bad-repeat",
+     "/driver_steps/1/arguments/text/$repeat: $repeat takes [TEXT, N]: a non-empty string and a "
+     "positive count"},
     {"not-on-its-own-transport", "/not_on/stdio: the case runs on stdio: no reason to give"},
     {"not-on-unknown-transport",
      "/not_on/websocket: unknown transport \"websocket\" (known: stdio, streamable-http, sse)"},

@@ -63,8 +63,8 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
 
   // Returns errno of a failed write, 0 on success.
-  int write_line(const std::string& line) {
-    std::string data = line + "\n";
+  int write_line(const std::string& line) { return write_bytes(line + "\n"); }
+  int write_bytes(const std::string& data) {
     std::string_view rest = data;
     while (!rest.empty()) {
       const auto n = ::write(stdin_, rest.data(), rest.size());
@@ -353,6 +353,43 @@ TEST_F(StdioServerTest, ServerPingWhileTheClientFloodsALine) {
   const auto records = transcript();
   EXPECT_EQ(test::find_check(records, "transport:line-too-long")["outcome"], Json("broken"));
   EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
+}
+
+// The hold is armed before the handshake; the client then writes only the head of a request
+// (no newline): the server stops reading there and pings, so the ping reaches a client that
+// has not finished its line. Then the rest of the line and the pong go through.
+TEST_F(StdioServerTest, HeldInputLetsTheServerPingMidLine) {
+  Json script = Json::array(
+      {Json{{"hold_input", {{"min_bytes", 16}}}}, Json{{"handshake", Json::object()}},
+       Json{{"await_held_input", Json::object()}},
+       Json{{"send", Json::parse(R"({"jsonrpc":"2.0","id":"srv-1","method":"ping"})")},
+            {"label", "ping"}},
+       Json{{"expect", {{"method", "tools/list"}}},
+            {"as", "list"},
+            {"check", test::check_def("list-received")}},
+       Json{{"expect_response", "ping"}, {"check", test::check_def("pong")}},
+       Json{{"respond", "list"}, {"default", true}}, Json{{"serve_defaults", Json::object()}}});
+  ServerProcess server(args_for(test::make_resolved(script, {{"case_deadline_ms", 20000}})));
+  handshake(server);
+  const std::string request = R"({"jsonrpc":"2.0","id":5,"method":"tools/list"})";
+  ASSERT_EQ(server.write_bytes(request.substr(0, 30)), 0);
+  const auto ping = server.read_message();  // written while our line is unfinished
+  ASSERT_TRUE(ping);
+  EXPECT_EQ((*ping)["id"], Json("srv-1"));
+  ASSERT_EQ(server.write_line(request.substr(30)), 0);
+  ASSERT_EQ(server.send(Json::parse(R"({"jsonrpc":"2.0","id":"srv-1","result":{}})")), 0);
+  const auto tools = server.read_message();
+  ASSERT_TRUE(tools);
+  EXPECT_EQ((*tools)["id"], Json(5));
+  server.close_stdin();
+  EXPECT_EQ(server.wait_exit(), 0);
+  const auto records = transcript();
+  EXPECT_EQ(test::find_check(records, "list-received")["outcome"], Json("met"));
+  EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
+  bool held = false;
+  for (const auto& e : test::records_of(records, "event"))
+    held = held || e.value("bytes", std::size_t{0}) == 30;
+  EXPECT_TRUE(held) << "no event says the input was held after 30 bytes";
 }
 
 }  // namespace

@@ -113,6 +113,15 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
                   "expected a string containing \"" + needle + "\", got " +
                       value.dump(-1, ' ', false, Json::error_handler_t::replace));
     }
+    if (key == "$repeat") {
+      const auto text = repeated_text(pattern);
+      if (text && value.is_string() && value.get_ref<const std::string&>() == *text) return true;
+      return fail(why, pointer,
+                  "expected " + arg[0].dump() + " written " + arg[1].dump() + " times, got " +
+                      (value.is_string()
+                           ? "a string of " + std::to_string(value.size()) + " bytes that differs"
+                           : value.dump()));
+    }
     if (key == "$ref") {
       const auto ref = arg.get<std::string>();
       const auto expected = resolve_ref(ref, captures);
@@ -378,9 +387,16 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
         if (!arg.is_string()) return ValueProblem{here, "$contains takes a string"};
         return std::nullopt;
       }
-      return ValueProblem{here,
-                          "unknown special key \"" + key +
-                              "\" (known: $any, $absent, $type, $not, $any_of, $ref, $contains)"};
+      if (key == "$repeat") {
+        if (auto problem = check_repeat(arg)) {
+          problem->pointer = here + problem->pointer;
+          return problem;
+        }
+        return std::nullopt;
+      }
+      return ValueProblem{here, "unknown special key \"" + key +
+                                    "\" (known: $any, $absent, $type, $not, $any_of, $ref, "
+                                    "$contains, $repeat)"};
     }
     for (const auto& [key, sub] : pattern.items()) {
       if (auto problem = check_pattern(sub)) {
@@ -402,6 +418,39 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
 std::vector<RefUse> collect_refs(const Json& value) {
   std::vector<RefUse> out;
   collect(value, "", out);
+  return out;
+}
+
+std::optional<ValueProblem> check_repeat(const Json& arg) {
+  if (!arg.is_array() || arg.size() != 2 || !arg[0].is_string() ||
+      arg[0].get_ref<const std::string&>().empty() || !arg[1].is_number_integer() ||
+      arg[1].get<std::int64_t>() <= 0) {
+    return ValueProblem{"", "$repeat takes [TEXT, N]: a non-empty string and a positive count"};
+  }
+  if (arg[0].get_ref<const std::string&>().size() * arg[1].get<std::uint64_t>() > kMaxRepeatBytes) {
+    return ValueProblem{"", "$repeat makes at most " + std::to_string(kMaxRepeatBytes) + " bytes"};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> repeated_text(const Json& value) {
+  if (!value.is_object() || value.size() != 1 || !value.contains("$repeat") ||
+      check_repeat(value["$repeat"])) {
+    return std::nullopt;
+  }
+  const auto& unit = value["$repeat"][0].get_ref<const std::string&>();
+  std::string out;
+  const auto times = value["$repeat"][1].get<std::size_t>();
+  out.reserve(unit.size() * times);
+  for (std::size_t i = 0; i < times; ++i) out += unit;
+  return out;
+}
+
+Json expand_repeats(const Json& value) {
+  if (auto text = repeated_text(value)) return *text;
+  if (!value.is_structured()) return value;
+  Json out = value;
+  for (auto& item : out) item = expand_repeats(item);
   return out;
 }
 

@@ -45,6 +45,25 @@ void add_check(const Checker& c, std::vector<CheckDef>& checks, CheckDef check,
   checks.push_back(std::move(check));
 }
 
+// Tool arguments are literal JSON but for {"$repeat": [TEXT, N]}, which the runner writes out
+// (a large argument kept short in the fixture). Any other "$" object is a typo.
+void check_argument_macros(const Checker& c, const Json& value, const std::string& pointer) {
+  if (value.is_object() && value.size() == 1 && value.begin().key().rfind('$', 0) == 0) {
+    if (value.begin().key() != "$repeat")
+      c.fail(pointer, "arguments know only the macro $repeat, not " + value.begin().key());
+    if (auto problem = check_repeat(value.begin().value()))
+      c.fail(pointer + "/$repeat" + problem->pointer, problem->reason);
+    return;
+  }
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items())
+      check_argument_macros(c, item, pointer + "/" + key);
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      check_argument_macros(c, value[i], pointer + "/" + std::to_string(i));
+  }
+}
+
 void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable& timeouts) {
   c.array(steps, "/driver_steps");
   if (steps.empty()) c.fail("/driver_steps", "must not be empty");
@@ -58,7 +77,10 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
     if (op == "call_tool") {
       c.only_keys(step, {"op", "name", "arguments", "request_timeout"}, p);
       c.nonempty_string(c.member(step, "name", p), p + "/name");
-      if (step.contains("arguments")) c.object(step["arguments"], p + "/arguments");
+      if (step.contains("arguments")) {
+        c.object(step["arguments"], p + "/arguments");
+        check_argument_macros(c, step["arguments"], p + "/arguments");
+      }
     } else if (op == "list_tools" || op == "ping") {
       c.only_keys(step, {"op", "request_timeout"}, p);
     } else if (op == "idle") {
@@ -358,8 +380,8 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
               {"checks", checks}};
 }
 
-// Named timeouts become milliseconds: an idle step's "timeout" its "ms", a request step's
-// "request_timeout" the contract's "timeout_ms".
+// Named timeouts become milliseconds (an idle step's "timeout" its "ms", a request step's
+// "request_timeout" the contract's "timeout_ms") and $repeat macros their strings.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) {
   Json steps = scenario.driver_steps;
   const auto resolve = [&](Json& step, const char* from, const char* to) {
@@ -376,6 +398,7 @@ Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) 
   for (auto& step : steps) {
     if (step.value("op", "") == "idle") resolve(step, "timeout", "ms");
     resolve(step, "request_timeout", "timeout_ms");
+    if (step.contains("arguments")) step["arguments"] = expand_repeats(step["arguments"]);
   }
   return steps;
 }

@@ -22,6 +22,26 @@ TEST(SameJson, ComparesTypeCategories) {
   EXPECT_TRUE(same_json(Json(""), Json("")));
 }
 
+TEST(Pattern, RepeatMatchesTheWholeRepetitionOnly) {
+  const Json pattern = {{"$repeat", {"ab", 3}}};
+  EXPECT_TRUE(matches(pattern, Json("ababab"), {}));
+  EXPECT_FALSE(matches(pattern, Json("abababab"), {}));
+  std::string why;
+  EXPECT_FALSE(matches(pattern, Json(6), {}, &why));
+  EXPECT_NE(why.find("written 3 times"), std::string::npos) << why;
+  EXPECT_EQ(repeated_text(pattern), std::optional<std::string>("ababab"));
+  EXPECT_FALSE(check_pattern(pattern));
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$repeat": ["", 3]})")));
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$repeat": ["ab", 0]})")));
+  EXPECT_TRUE(check_pattern(Json::parse(R"({"$repeat": ["ab", 1048576]})")));  // over 1 MiB
+}
+
+TEST(Pattern, ExpandRepeatsWritesOutEveryMacro) {
+  const Json args = {{"text", {{"$repeat", {"xy", 2}}}},
+                     {"list", Json::array({Json{{"$repeat", {"z", 3}}}, 1})}};
+  EXPECT_EQ(expand_repeats(args), Json::parse(R"({"text":"xyxy","list":["zzz",1]})"));
+}
+
 TEST(Pattern, ObjectsAllowExtraKeysArraysDoNot) {
   EXPECT_TRUE(matches(Json{{"method", "tools/call"}}, kCall, {}));
   EXPECT_FALSE(matches(Json{{"method", "tools/list"}}, kCall, {}));

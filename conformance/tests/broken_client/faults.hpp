@@ -61,6 +61,8 @@ inline const std::set<std::string> kFaults = {
     "timeout-breaks-session",        // after giving up on a request, fails every later one
     "late-response-breaks-session",  // an answer to a request it gave up on stops its reader
     "drops-batches",                 // ignores a JSON-RPC batch (an array) from the server
+    "splices-pong",  // stdio: writes a large request in two parts without its write lock, and
+                     // the reader's pong lands between them
 };
 
 inline std::set<std::string>& active_faults() {

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <iostream>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "connection.hpp"
@@ -19,6 +21,8 @@ namespace broken {
 namespace {
 
 constexpr auto kWait = std::chrono::seconds(5);
+// splices-pong: where a large request is split (well under a pipe's 64 KiB).
+constexpr std::size_t kSpliceAt = 32 * 1024;
 
 class StdioConnection : public Connection {
  public:
@@ -91,11 +95,42 @@ class StdioConnection : public Connection {
  private:
   void write(const json& frame) {
     const std::string line = frame.dump() + "\n";
+    if (has("splices-pong") && frame.contains("method") && line.size() > kSpliceAt) {
+      write_spliced(line);
+      return;
+    }
     const std::lock_guard lock(write_mutex_);
+    write_bytes(line);
+  }
+
+  // splices-pong: the first part of the line, then (once the reader has answered a server
+  // request, bounded) the rest, never holding the write lock across the two.
+  void write_spliced(const std::string& line) {
+    {
+      const std::lock_guard lock(write_mutex_);
+      answered_ = false;
+      write_bytes(line.substr(0, kSpliceAt));
+    }
+    {
+      std::unique_lock lock(write_mutex_);
+      answered_cv_.wait_for(lock, std::chrono::seconds(2), [&] { return answered_; });
+    }
+    const std::lock_guard lock(write_mutex_);
+    write_bytes(line.substr(kSpliceAt));
+  }
+
+  void write_bytes(std::string_view bytes) {
     if (to_server_ < 0) return;
-    if (::write(to_server_, line.data(), line.size()) < 0) {
+    if (::write(to_server_, bytes.data(), bytes.size()) < 0) {
       std::cerr << "mcp-broken-client: write failed: " << std::strerror(errno) << "\n";
     }
+  }
+
+  void write_reply(const json& reply) {
+    write(reply);
+    const std::lock_guard lock(write_mutex_);
+    answered_ = true;
+    answered_cv_.notify_all();
   }
 
   std::optional<std::string> read_line() {
@@ -129,7 +164,7 @@ class StdioConnection : public Connection {
         if (has("batch-pongs")) {
           batched_.push_back(reply);
         } else {
-          write(reply);
+          write_reply(reply);
         }
       }
     }
@@ -148,6 +183,8 @@ class StdioConnection : public Connection {
   std::vector<json> batched_;  // batch-pongs: replies not written yet
   std::thread reader_;
   std::mutex write_mutex_;
+  std::condition_variable answered_cv_;  // splices-pong: the reader answered a request
+  bool answered_ = false;
   PendingRequest pending_;
 };
 

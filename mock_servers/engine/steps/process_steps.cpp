@@ -1,6 +1,7 @@
 // The server process itself: pause, stderr, stderr_bytes, close_stdin, close_stdout,
 // serve_defaults.
 #include <algorithm>
+#include <optional>
 
 #include "core/text.hpp"
 #include "engine/run.hpp"
@@ -87,6 +88,48 @@ struct CloseStdout final : Step {
   }
 };
 
+// Arms the hold: once the client has written at least `min_bytes` of a message but not its
+// end, the server stops reading (the client's write blocks on the full pipe) until its next
+// write, so a frame it sends then reaches the client while the client is still writing. Armed
+// before the client can start that message, so that no race with the reader decides.
+struct HoldInput final : Step {
+  std::size_t min_bytes = 0;
+
+  StepResult run(Run& run) const override {
+    run.channel.hold_input_at(min_bytes);
+    run.transcript.event("from here the server stops reading once " + std::to_string(min_bytes) +
+                         " bytes of a client message have come without its end");
+    return StepResult::Ok;
+  }
+};
+
+// Waits until the armed hold has happened; the transcript says when and after how many bytes.
+struct AwaitHeldInput final : Step {
+  std::string within;
+
+  StepResult run(Run& run) const override {
+    const auto within_ms = run.timeout(within);
+    const auto t0 = Clock::now();
+    std::size_t bytes = 0;
+    const auto why = run.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+      if (m.event != "partial-message") return false;
+      bytes = m.meta.is_object() ? m.meta.value("bytes", std::size_t{0}) : 0;
+      return true;
+    });
+    if (why == Pump::Stopped) {
+      run.transcript.event("held the client's input after " + std::to_string(bytes) +
+                               " bytes of a message, not its end: the server reads on after "
+                               "its next write",
+                           {{"bytes", bytes}});
+      return StepResult::Ok;
+    }
+    run.channel.hold_input_at(0);
+    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
+    run.transcript.event("no client message was held within " + format_ms(within_ms) + " ms");
+    return run.fail("nothing held");
+  }
+};
+
 // The interpreter serves the default way after the script anyway.
 struct ServeDefaults final : Step {
   StepResult run(Run&) const override { return StepResult::Ok; }
@@ -119,6 +162,22 @@ std::unique_ptr<Step> parse_stderr_bytes(StepParser& p) {
 std::unique_ptr<Step> parse_close_stdin(StepParser& p) {
   p.empty_arg();
   return std::make_unique<CloseStdin>();
+}
+
+std::unique_ptr<Step> parse_hold_input(StepParser& p) {
+  const auto& arg = p.object_arg();
+  p.reader().only_keys(arg, {"min_bytes"}, p.arg_pointer());
+  auto s = std::make_unique<HoldInput>();
+  s->min_bytes = p.reader().count(p.reader().member(arg, "min_bytes", p.arg_pointer()),
+                                  p.arg_pointer() + "/min_bytes", 1);
+  return s;
+}
+
+std::unique_ptr<Step> parse_await_held_input(StepParser& p) {
+  p.empty_arg();
+  auto s = std::make_unique<AwaitHeldInput>();
+  s->within = p.timeout("within", "expect_ms");
+  return s;
 }
 
 std::unique_ptr<Step> parse_close_stdout(StepParser& p) {

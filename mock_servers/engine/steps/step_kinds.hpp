@@ -23,6 +23,6 @@ Parse parse_expect_response, parse_expect_error, parse_expect_no_response;
 Parse parse_fail_next_post, parse_expect_post;
 // steps/process_steps.cpp
 Parse parse_pause, parse_stderr, parse_stderr_bytes, parse_close_stdin, parse_close_stdout,
-    parse_serve_defaults;
+    parse_hold_input, parse_await_held_input, parse_serve_defaults;
 
 }  // namespace mcpping::steps

@@ -56,6 +56,16 @@ struct ValueProblem {
 // Checks the special `$` objects of a pattern. nullopt when the pattern is well formed.
 std::optional<ValueProblem> check_pattern(const Json& pattern);
 
+// {"$repeat": [TEXT, N]}: TEXT written N times, so a fixture can hold a large value (a
+// 96 KiB tool argument) in one line. A pattern matches exactly that string; in driver steps
+// the runner writes it out (expand_repeats). At most kMaxRepeatBytes.
+inline constexpr std::size_t kMaxRepeatBytes = 1024 * 1024;
+std::optional<ValueProblem> check_repeat(const Json& arg);
+// The string a well-formed {"$repeat": ...} stands for; nullopt for any other value.
+std::optional<std::string> repeated_text(const Json& value);
+// `value` with every {"$repeat": ...} inside it replaced by its string.
+Json expand_repeats(const Json& value);
+
 // A reference found in a pattern or template, with the relative pointer of its string.
 struct RefUse {
   std::string pointer;
