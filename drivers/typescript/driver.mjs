@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Driver (contract v1.1, docs/driver-contract.md) for the TypeScript MCP SDK client,
+// Driver (contract v1.2, docs/driver-contract.md) for the TypeScript MCP SDK client,
 // @modelcontextprotocol/sdk, on the Node driver kit (drivers/kit/README.md). It uses only the
 // SDK's public client API.
 //
@@ -20,6 +20,7 @@ function makeTransport({ transport, serverCommand: [command, ...args], serverUrl
   return transport === 'sse' ? new SSEClientTransport(new URL(serverUrl)) : new StreamableHTTPClientTransport(new URL(serverUrl));
 }
 
+// call_tools_concurrently (v1.2) is the kit's: it starts call_tool for every call at once.
 // A step's timeout_ms (contract v1.1) is the request's own timeout, as an application sets
 // one; otherwise the SDK's default applies.
 const options = (step) => (step.timeout_ms ? { timeout: step.timeout_ms } : undefined);

@@ -156,6 +156,8 @@ const BrokenCase kBrokenCases[] = {
     {"not-on-its-own-transport", "/not_on/stdio: the case runs on stdio: no reason to give"},
     {"not-on-unknown-transport",
      "/not_on/websocket: unknown transport \"websocket\" (known: stdio, streamable-http, sse)"},
+    {"driver-concurrent-one-call", "/driver_steps/1/calls: needs at least 2 calls"},
+    {"driver-concurrent-call-without-name", "/driver_steps/1/calls/1/name: required"},
     {"driver-close-request-timeout",
      "/driver_steps/2/request_timeout: unknown field \"request_timeout\" (known: op)"},
     {"step-transport-not-in-case",

@@ -1,5 +1,5 @@
 // mcp-reference-driver: runs the conformance suite's steps against the reference client
-// (driver contract v1.1, docs/driver-contract.md) on the C++ driver kit, which does the
+// (driver contract v1.2, docs/driver-contract.md) on the C++ driver kit, which does the
 // plumbing: environment, validation, exit 127 for anything unsupported, one JSON line per step.
 
 #include "mcp/client.hpp"
@@ -145,6 +145,8 @@ int main(int argc, char** argv) {
   handlers.call_tool = [&](const Step& step) {
     return connected().call_tool(step.name(), step.arguments(), step.timeout);
   };
+  // mcp::Client takes calls from several threads at once: call_tools_concurrently (v1.2).
+  handlers.concurrent_calls = true;
   handlers.list_tools = [&](const Step& step) {
     return connected().list_tools(std::nullopt, step.timeout);
   };

@@ -439,6 +439,28 @@ TEST_F(ClientTest, ConcurrentCallsFromSeveralThreadsGetTheirOwnResults) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(calls[i].get()["echo"], i);
 }
 
+// ping/two-pending-calls: two calls from two threads, a ping with the second's id, then the
+// answers in reverse order. A single "current request" slot would mix them up.
+TEST_F(ClientTest, TwoPendingCallsWithAPingCollidingWithTheSecondAnsweredInReverseOrder) {
+  auto client = connected_client();
+  std::future<json> first;
+  std::future<json> second;
+  const json first_id = start_call(*client, first, 2);
+  const json second_id = start_call(*client, second, 3);
+  server->inject(ping_with_id(second_id));
+  EXPECT_EQ(server->wait_sent(4).value(), pong(second_id));
+  auto answer = [](const json& id, const char* text) {
+    return json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"result", {{"content", json::array({{{"type", "text"}, {"text", text}}})}}}};
+  };
+  server->inject(answer(second_id, "second"));
+  EXPECT_EQ(second.get()["content"][0]["text"], "second");
+  EXPECT_EQ(first.wait_for(0s), std::future_status::timeout);
+  server->inject(answer(first_id, "first"));
+  EXPECT_EQ(first.get()["content"][0]["text"], "first");
+}
+
 TEST_F(ClientTest, KeepaliveCountsConsecutiveFailuresAndResetsOnSuccess) {
   // Pings 1 and 2 go unanswered, 3 is answered (reset), then nothing is answered: the
   // connection is declared failed after three more consecutive failures.

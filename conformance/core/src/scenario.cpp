@@ -17,8 +17,8 @@ const std::vector<std::string> kTopLevelKeys = {
     "title",        "description",   "catches", "transports",    "not_on", "revisions",
     "driver_steps", "driver_checks", "script",  "deadline_kill", "http",   "exclusive"};
 
-const std::vector<std::string> kDriverOps = {"connect", "call_tool", "list_tools",
-                                             "ping",    "idle",      "close"};
+const std::vector<std::string> kDriverOps = {
+    "connect", "call_tool", "call_tools_concurrently", "list_tools", "ping", "idle", "close"};
 
 using Checker = FixtureReader;
 
@@ -80,6 +80,21 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
       if (step.contains("arguments")) {
         c.object(step["arguments"], p + "/arguments");
         check_argument_macros(c, step["arguments"], p + "/arguments");
+      }
+    } else if (op == "call_tools_concurrently") {
+      // Contract v1.2: calls in flight together need at least two of them.
+      c.only_keys(step, {"op", "calls"}, p);
+      const auto& calls = c.array(c.member(step, "calls", p), p + "/calls");
+      if (calls.size() < 2) c.fail(p + "/calls", "needs at least 2 calls");
+      for (std::size_t j = 0; j < calls.size(); ++j) {
+        const auto q = p + "/calls/" + std::to_string(j);
+        const auto& call = c.object(calls[j], q);
+        c.only_keys(call, {"name", "arguments"}, q);
+        c.nonempty_string(c.member(call, "name", q), q + "/name");
+        if (call.contains("arguments")) {
+          c.object(call["arguments"], q + "/arguments");
+          check_argument_macros(c, call["arguments"], q + "/arguments");
+        }
       }
     } else if (op == "list_tools" || op == "ping") {
       c.only_keys(step, {"op", "request_timeout"}, p);
@@ -399,6 +414,7 @@ Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) 
     if (step.value("op", "") == "idle") resolve(step, "timeout", "ms");
     resolve(step, "request_timeout", "timeout_ms");
     if (step.contains("arguments")) step["arguments"] = expand_repeats(step["arguments"]);
+    if (step.contains("calls")) step["calls"] = expand_repeats(step["calls"]);
   }
   return steps;
 }

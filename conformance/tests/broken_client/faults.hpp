@@ -1,6 +1,7 @@
 // The defects mcp-broken-client can be told to have, one --fault each.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -61,8 +62,9 @@ inline const std::set<std::string> kFaults = {
     "timeout-breaks-session",        // after giving up on a request, fails every later one
     "late-response-breaks-session",  // an answer to a request it gave up on stops its reader
     "drops-batches",                 // ignores a JSON-RPC batch (an array) from the server
-    "splices-pong",  // stdio: writes a large request in two parts without its write lock, and
-                     // the reader's pong lands between them
+    "splices-pong",      // stdio: writes a large request in two parts without its write lock, and
+                         // the reader's pong lands between them
+    "one-pending-slot",  // one "current request": a new one takes it from the call in flight
 };
 
 inline std::set<std::string>& active_faults() {
@@ -85,7 +87,7 @@ inline std::vector<json> messages_in(const std::string& text) {
 }
 
 // The id of its next request: reuses-ping-id sends every ping as id 1.
-inline int next_request_id(const std::string& method, int& next_id) {
+inline int next_request_id(const std::string& method, std::atomic<int>& next_id) {
   if (method == "ping" && has("reuses-ping-id")) return 1;
   return next_id++;
 }

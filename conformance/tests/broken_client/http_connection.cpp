@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -118,6 +119,10 @@ class HttpConnection : public Connection {
       ~Done() { c.set_pending(""); }
     } done{*this};
     const int id = next_request_id(method, next_id_);
+    if (has("one-pending-slot")) {
+      const std::lock_guard lock(slot_mutex_);
+      current_ = id;
+    }
     const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
     httplib::Client client(origin_);
     const Timeout bound = timeout.value_or(std::chrono::seconds(10));
@@ -158,6 +163,8 @@ class HttpConnection : public Connection {
             } else if (!answer(message) && has("pong-failure-fails-call")) {
               failure = "the pong could not be delivered";
             }
+          } else if (has("one-pending-slot")) {
+            hand_to_current(message);
           } else if (message.contains("id") && message["id"] == json(id)) {
             response = message;
           }
@@ -179,6 +186,10 @@ class HttpConnection : public Connection {
     }
     if (!sse && has("sse-only-responses")) throw std::runtime_error("no SSE stream in the answer");
     if (!sse) response = json::parse(plain, nullptr, false);
+    if (has("one-pending-slot")) {
+      if (!sse && response->is_object()) hand_to_current(*response);
+      response = take_handed(id);
+    }
     if (!response || !response->is_object()) {
       throw std::runtime_error("no response (HTTP " + std::to_string(result->status) + ")");
     }
@@ -283,6 +294,23 @@ class HttpConnection : public Connection {
     return status == 202;
   }
 
+  // one-pending-slot: whatever response a POST reads goes to the current request, the one
+  // started last, and the slot is free again; with none current, it is dropped.
+  void hand_to_current(const json& response) {
+    const std::lock_guard lock(slot_mutex_);
+    if (current_) handed_[*std::exchange(current_, std::nullopt)] = response;
+  }
+
+  std::optional<json> take_handed(int id) {
+    const std::lock_guard lock(slot_mutex_);
+    if (current_ == id) current_.reset();
+    const auto it = handed_.find(id);
+    if (it == handed_.end()) return std::nullopt;
+    json response = std::move(it->second);
+    handed_.erase(it);
+    return response;
+  }
+
   void set_pending(const std::string& method) {
     const std::lock_guard lock(pending_mutex_);
     pending_method_ = method;
@@ -354,9 +382,9 @@ class HttpConnection : public Connection {
   const std::string version_;  // offered in initialize
   json initialize_params_ = json::object();
   mutable std::mutex session_mutex_;
-  std::string session_;     // guarded by session_mutex_
-  std::string negotiated_;  // the initialize result's protocolVersion; guarded likewise
-  int next_id_ = 1;
+  std::string session_;          // guarded by session_mutex_
+  std::string negotiated_;       // the initialize result's protocolVersion; guarded likewise
+  std::atomic<int> next_id_{1};  // requests may start on several threads
   std::unique_ptr<httplib::Client> listener_;
   std::thread get_thread_;
   std::mutex get_mutex_;
@@ -368,6 +396,9 @@ class HttpConnection : public Connection {
   std::mutex pending_mutex_;
   std::string pending_method_;  // the request in flight; "" for none
   std::optional<std::string> stray_failure_;
+  std::mutex slot_mutex_;
+  std::optional<int> current_;  // one-pending-slot: the request it believes is in flight
+  std::map<int, json> handed_;  // one-pending-slot: responses handed to a request
 };
 
 }  // namespace

@@ -45,7 +45,7 @@ class LegacyConnection : public Connection {
     pending_.begin(id, method);
     if (post({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}) != 202)
       throw std::runtime_error("POST failed");
-    return pending_.wait(timeout.value_or(kWait));
+    return pending_.wait(id, timeout.value_or(kWait));
   }
 
   void notify(const std::string& method, const json& params) override {
@@ -93,8 +93,8 @@ class LegacyConnection : public Connection {
     if (type != "message") return true;
     for (const auto& message : messages_in(data)) {
       const auto next = pending_.offer(message);
-      if (next == PendingRequest::Next::StopReading) return false;
-      if (next != PendingRequest::Next::Answer) continue;
+      if (next == PendingRequests::Next::StopReading) return false;
+      if (next != PendingRequests::Next::Answer) continue;
       const json reply = reply_to(message);
       if (!reply.is_null() &&
           post(reply, has("pong-to-stream-url") ? stream_path_ : std::string()) == 404 &&
@@ -125,8 +125,8 @@ class LegacyConnection : public Connection {
   std::string endpoint_;
   bool stream_done_ = false;
   std::atomic<bool> session_ended_{false};  // pong-404-ends-session
-  PendingRequest pending_;
-  int next_id_ = 1;
+  PendingRequests pending_;
+  std::atomic<int> next_id_{1};  // requests may start on several threads
 };
 
 }  // namespace

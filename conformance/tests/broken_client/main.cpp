@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "connection.hpp"
 #include "faults.hpp"
@@ -53,6 +54,40 @@ json own_ping(std::unique_ptr<broken::Connection>& connection, const json& step)
   }
 }
 
+// "the sender SHOULD issue a cancellation notification for that request"
+void cancel(broken::Connection& connection, const broken::TimedOut& e) {
+  if (!broken::has("no-cancel-on-timeout"))
+    connection.notify("notifications/cancelled", {{"requestId", e.id}, {"reason", e.what()}});
+}
+
+json call_tool(broken::Connection& connection, const json& call, const json& step) {
+  return connection.request(
+      "tools/call",
+      {{"name", call["name"]}, {"arguments", call.value("arguments", json::object())}},
+      timeout_of(step));
+}
+
+// call_tools_concurrently: each call on its own thread, all in flight together; one entry
+// per call, in the calls' order.
+json call_concurrently(broken::Connection& connection, const json& calls) {
+  std::vector<json> entries(calls.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        entries[i] = {{"ok", true}, {"result", call_tool(connection, calls[i], json::object())}};
+      } catch (const broken::TimedOut& e) {
+        cancel(connection, e);
+        entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
+      } catch (const std::exception& e) {
+        entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  return {{"calls", entries}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,7 +119,8 @@ int main(int argc, char** argv) {
   if (context.is_discarded() || !context.contains("steps")) die("bad MCP_CONFORMANCE_CONTEXT");
   const std::string kind = transport;
   if (kind != "stdio" && kind != "streamable-http" && kind != "sse") return 127;
-  const std::set<std::string> ops = {"connect", "call_tool", "list_tools", "ping", "idle", "close"};
+  const std::set<std::string> ops = {
+      "connect", "call_tool", "call_tools_concurrently", "list_tools", "ping", "idle", "close"};
   for (const auto& step : context["steps"]) {
     if (!ops.count(step.value("op", ""))) return 127;
   }
@@ -127,9 +163,9 @@ int main(int argc, char** argv) {
       } else if (broken::has("refuses-requests") || gave_up) {
         throw std::runtime_error(op + " refused locally: nothing was sent");
       } else if (op == "call_tool") {
-        result = connection->request("tools/call",
-                                     {{"name", step["name"]}, {"arguments", step["arguments"]}},
-                                     timeout_of(step));
+        result = call_tool(*connection, step, step);
+      } else if (op == "call_tools_concurrently") {
+        result = call_concurrently(*connection, step["calls"]);
       } else if (op == "list_tools") {
         result = connection->request("tools/list", json::object(), timeout_of(step));
       } else if (op == "ping") {
@@ -137,9 +173,7 @@ int main(int argc, char** argv) {
       }
       print_step(index, op, true, result);
     } catch (const broken::TimedOut& e) {
-      // "the sender SHOULD issue a cancellation notification for that request"
-      if (connection && !broken::has("no-cancel-on-timeout"))
-        connection->notify("notifications/cancelled", {{"requestId", e.id}, {"reason", e.what()}});
+      if (connection) cancel(*connection, e);
       gave_up = broken::has("timeout-breaks-session");
       print_step(index, op, false, {{"message", e.what()}});
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -67,10 +68,10 @@ class StdioConnection : public Connection {
       while (true) {
         const auto line = read_line();
         if (!line || !handle(*line)) throw std::runtime_error("connection closed");
-        if (auto result = pending_.poll()) return *result;
+        if (auto result = pending_.poll(id)) return *result;
       }
     }
-    return pending_.wait(timeout.value_or(kWait));
+    return pending_.wait(id, timeout.value_or(kWait));
   }
 
   void notify(const std::string& method, const json& params) override {
@@ -158,8 +159,8 @@ class StdioConnection : public Connection {
   bool handle(const std::string& line) {
     for (const auto& frame : messages_in(line)) {
       const auto next = pending_.offer(frame);
-      if (next == PendingRequest::Next::StopReading) return false;
-      if (next != PendingRequest::Next::Answer) continue;
+      if (next == PendingRequests::Next::StopReading) return false;
+      if (next != PendingRequests::Next::Answer) continue;
       if (const json reply = reply_to(frame); !reply.is_null()) {
         if (has("batch-pongs")) {
           batched_.push_back(reply);
@@ -177,15 +178,15 @@ class StdioConnection : public Connection {
   pid_t pid_ = -1;
   int to_server_ = -1;
   int from_server_ = -1;
-  int undrained_stderr_ = -1;  // no-stderr-drain: the server's stderr, never read
-  int next_id_ = 1;
+  int undrained_stderr_ = -1;    // no-stderr-drain: the server's stderr, never read
+  std::atomic<int> next_id_{1};  // requests may start on several threads
   std::string buffer_;
   std::vector<json> batched_;  // batch-pongs: replies not written yet
   std::thread reader_;
   std::mutex write_mutex_;
   std::condition_variable answered_cv_;  // splices-pong: the reader answered a request
   bool answered_ = false;
-  PendingRequest pending_;
+  PendingRequests pending_;
 };
 
 }  // namespace

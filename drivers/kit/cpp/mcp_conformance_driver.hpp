@@ -1,4 +1,4 @@
-// The plumbing of an mcp-ping-conformance driver (driver contract v1.1,
+// The plumbing of an mcp-ping-conformance driver (driver contract v1.2,
 // docs/driver-contract.md) in one header that needs only nlohmann_json and POSIX. A driver
 // supplies one handler per op, the part specific to its client library, and hands over:
 //
@@ -9,8 +9,9 @@
 //
 // run_driver() reads the environment, exits 127 for a transport or op the driver has no
 // handler for before any handler runs, 2 for a malformed context, runs the steps in order
-// (idle is a plain sleep), prints one JSON line per step on stdout, and points everything
-// else written to stdout at stderr. drivers/kit/README.md.
+// (idle is a plain sleep; call_tools_concurrently runs call_tool on one thread per call when
+// the driver sets concurrent_calls), prints one JSON line per step on stdout, and points
+// everything else written to stdout at stderr. drivers/kit/README.md.
 #pragma once
 
 #include <fcntl.h>
@@ -84,6 +85,9 @@ struct Handlers {
   StepHandler list_tools;
   StepHandler ping;
   StepHandler close;
+  // call_tool may run on several threads at once: the kit then supports the op
+  // call_tools_concurrently (contract v1.2). Left false, that op is unsupported (exit 127).
+  bool concurrent_calls = false;
   // The JSON-RPC code a library's exception carries, if any; Error carries its own.
   std::function<std::optional<int>(const std::exception&)> error_code;
   std::string name;  // prefix of the kit's messages on stderr; default: argv[0]'s file name
@@ -113,6 +117,7 @@ inline bool supports(const Handlers& handlers, const std::string& op) {
   if (op == "idle") return true;
   if (op == "connect") return static_cast<bool>(handlers.connect);
   if (op == "call_tool") return static_cast<bool>(handlers.call_tool);
+  if (op == "call_tools_concurrently") return handlers.concurrent_calls && handlers.call_tool;
   if (op == "list_tools") return static_cast<bool>(handlers.list_tools);
   if (op == "ping") return static_cast<bool>(handlers.ping);
   if (op == "close") return static_cast<bool>(handlers.close);
@@ -121,6 +126,24 @@ inline bool supports(const Handlers& handlers, const std::string& op) {
 
 inline bool positive_integer(const json& value, bool zero_too) {
   return value.is_number_integer() && value.get<long long>() >= (zero_too ? 0 : 1);
+}
+
+// call_tools_concurrently: `calls`, at least two objects shaped like call_tool steps.
+inline void check_calls(const json& step, const std::string& where) {
+  const auto calls = step.find("calls");
+  if (calls == step.end() || !calls->is_array() || calls->size() < 2) {
+    malformed(where + ": call_tools_concurrently needs 'calls', an array of at least 2 calls");
+  }
+  for (std::size_t j = 0; j < calls->size(); ++j) {
+    const json& call = (*calls)[j];
+    const std::string which = where + ": calls[" + std::to_string(j) + "]";
+    if (!call.is_object() || !call.contains("name") || !call["name"].is_string()) {
+      malformed(which + " needs a string 'name'");
+    }
+    if (call.contains("arguments") && !call["arguments"].is_object()) {
+      malformed(which + " 'arguments' must be an object");
+    }
+  }
 }
 
 // Every op is checked before any shape, so that an unsupported op wins over a malformed one.
@@ -149,6 +172,7 @@ inline void check_steps(const json& context, const Handlers& handlers) {
     if (op == "call_tool" && step.contains("arguments") && !step["arguments"].is_object()) {
       malformed(where + ": call_tool 'arguments' must be an object");
     }
+    if (op == "call_tools_concurrently") check_calls(step, where);
     if (op == "idle" && (!step.contains("ms") || !positive_integer(step["ms"], true))) {
       malformed(where + ": idle needs a non-negative integer 'ms'");
     }
@@ -227,7 +251,67 @@ class Report {
   int fd_ = STDOUT_FILENO;
 };
 
-inline json run_step(const Handlers& handlers, const Context& ctx, const Step& step) {
+inline nlohmann::ordered_json error_object(const std::string& message, std::optional<int> code) {
+  nlohmann::ordered_json error = nlohmann::ordered_json::object();
+  if (code) error["code"] = *code;
+  error["message"] = message;
+  return error;
+}
+
+// Runs one handler: {"ok": true, "result": ..} or {"ok": false, "error": ..}, the failure
+// logged on stderr as `what` failed.
+template <typename Body>
+nlohmann::ordered_json attempt(const Handlers& handlers, const std::string& name,
+                               const std::string& what, Body&& body) {
+  nlohmann::ordered_json outcome;
+  std::optional<std::string> failure;
+  std::optional<int> code;
+  try {
+    json result = body();
+    outcome["ok"] = true;
+    outcome["result"] = result.is_null() ? json::object() : std::move(result);
+  } catch (const Error& e) {
+    failure = e.what();
+    code = e.code();
+  } catch (const std::exception& e) {
+    failure = e.what();
+    if (handlers.error_code) code = handlers.error_code(e);
+  } catch (...) {
+    failure = "unknown exception";
+  }
+  if (failure) {
+    // One write, so that the lines of calls failing at once do not interleave.
+    std::cerr << (name + ": " + what + " failed: " + *failure + "\n") << std::flush;
+    outcome["ok"] = false;
+    outcome["error"] = error_object(*failure, code);
+  }
+  return outcome;
+}
+
+// Starts every call on its own thread, then waits for all; the outcomes in the calls' order.
+inline json run_calls(const Handlers& handlers, const std::string& name, const Step& step) {
+  const json& calls = step.fields["calls"];
+  std::vector<nlohmann::ordered_json> outcomes(calls.size());
+  std::vector<std::thread> threads;
+  for (std::size_t j = 0; j < calls.size(); ++j) {
+    threads.emplace_back([&, j] {
+      const Step call{step.index, "call_tool", calls[j], std::nullopt};
+      const std::string what = "step " + std::to_string(step.index) +
+                               " (call_tools_concurrently "
+                               "calls[" +
+                               std::to_string(j) + "])";
+      outcomes[j] = attempt(handlers, name, what, [&] { return handlers.call_tool(call); });
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  json entries = json::array();
+  for (const auto& outcome : outcomes) entries.push_back(json(outcome));
+  return {{"calls", std::move(entries)}};
+}
+
+inline json run_step(const Handlers& handlers, const std::string& name, const Context& ctx,
+                     const Step& step) {
+  if (step.op == "call_tools_concurrently") return run_calls(handlers, name, step);
   if (step.op == "idle") {
     std::this_thread::sleep_for(std::chrono::milliseconds(step.fields["ms"].get<long long>()));
     return json::object();
@@ -237,13 +321,6 @@ inline json run_step(const Handlers& handlers, const Context& ctx, const Step& s
   if (step.op == "list_tools") return handlers.list_tools(step);
   if (step.op == "ping") return handlers.ping(step);
   return handlers.close(step);
-}
-
-inline nlohmann::ordered_json error_object(const std::string& message, std::optional<int> code) {
-  nlohmann::ordered_json error = nlohmann::ordered_json::object();
-  if (code) error["code"] = *code;
-  error["message"] = message;
-  return error;
 }
 
 }  // namespace detail
@@ -270,26 +347,9 @@ inline int run_driver(int argc, char** argv, const Handlers& handlers) {
     }
     // Ordered for the human reader: step, op, ok, then result or error.
     nlohmann::ordered_json line = {{"step", i}, {"op", step.op}};
-    std::optional<std::string> failure;
-    std::optional<int> code;
-    try {
-      json result = detail::run_step(handlers, ctx, step);
-      line["ok"] = true;
-      line["result"] = result.is_null() ? json::object() : std::move(result);
-    } catch (const Error& e) {
-      failure = e.what();
-      code = e.code();
-    } catch (const std::exception& e) {
-      failure = e.what();
-      if (handlers.error_code) code = handlers.error_code(e);
-    } catch (...) {
-      failure = "unknown exception";
-    }
-    if (failure) {
-      std::cerr << name << ": step " << i << " (" << step.op << ") failed: " << *failure << '\n';
-      line["ok"] = false;
-      line["error"] = detail::error_object(*failure, code);
-    }
+    const std::string what = "step " + std::to_string(i) + " (" + step.op + ")";
+    line.update(detail::attempt(handlers, name, what,
+                                [&] { return detail::run_step(handlers, name, ctx, step); }));
     report.write_line(line);
   }
   return 0;

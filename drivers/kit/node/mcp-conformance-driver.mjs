@@ -1,4 +1,4 @@
-// The plumbing of an mcp-ping-conformance driver (driver contract v1.1,
+// The plumbing of an mcp-ping-conformance driver (driver contract v1.2,
 // docs/driver-contract.md) for Node.js, without dependencies. A driver supplies one function
 // per op, the part specific to its client library, and hands over:
 //
@@ -8,8 +8,9 @@
 // Importing it sends all console output and other stdout writes to stderr, so import it
 // before the client library. runDriver() reads the environment, exits 127 for a transport or
 // op the driver has no function for before any op runs, 2 for a malformed context, runs the
-// steps in order (idle is a timer, so the library's own work goes on), prints one JSON line
-// per step on stdout, and exits 0 once they are flushed. drivers/kit/README.md.
+// steps in order (idle is a timer, so the library's own work goes on; call_tools_concurrently
+// starts call_tool for every call, then awaits them all), prints one JSON line per step on
+// stdout, and exits 0 once they are flushed. drivers/kit/README.md.
 import { Console } from 'node:console';
 import path from 'node:path';
 import process from 'node:process';
@@ -17,6 +18,8 @@ import process from 'node:process';
 export const UNSUPPORTED = 127;
 export const MALFORMED = 2;
 const KNOWN_OPS = new Set(['connect', 'call_tool', 'list_tools', 'ping', 'idle', 'close']);
+// The kit's own ops, and the driver function each needs.
+const KIT_OPS = { idle: null, call_tools_concurrently: 'call_tool' };
 
 // stdout is the report: the step lines go through the one saved writer, everything else
 // (console, a library's process.stdout.write) to stderr.
@@ -42,6 +45,17 @@ function requireEnv(variable) {
 
 const isInteger = (value, least) => Number.isSafeInteger(value) && value >= least;
 
+// call_tools_concurrently: `calls`, at least two objects shaped like call_tool steps.
+function checkCalls(calls, where, isObject) {
+  if (!Array.isArray(calls) || calls.length < 2) {
+    throw malformed(`${where}: call_tools_concurrently needs 'calls', an array of at least 2 calls`);
+  }
+  calls.forEach((call, j) => {
+    if (!isObject(call) || typeof call.name !== 'string') throw malformed(`${where}: calls[${j}] needs a string 'name'`);
+    if ('arguments' in call && !isObject(call.arguments)) throw malformed(`${where}: calls[${j}] 'arguments' must be an object`);
+  });
+}
+
 // Every op is checked before any shape, so that an unsupported op wins over a malformed one.
 function checkSteps(context, ops) {
   if (context === null || typeof context !== 'object' || Array.isArray(context)) throw malformed('not a JSON object');
@@ -51,7 +65,8 @@ function checkSteps(context, ops) {
     if (step === null || typeof step !== 'object' || Array.isArray(step) || typeof step.op !== 'string') {
       throw malformed(`steps[${i}] must be an object with a string 'op'`);
     }
-    if (step.op !== 'idle' && !(KNOWN_OPS.has(step.op) && typeof ops[step.op] === 'function')) {
+    const needs = step.op in KIT_OPS ? KIT_OPS[step.op] : KNOWN_OPS.has(step.op) && step.op;
+    if (needs !== null && typeof ops[needs] !== 'function') {
       throw new Refusal(UNSUPPORTED, `steps[${i}]: unsupported op '${step.op}'`);
     }
   });
@@ -62,6 +77,7 @@ function checkSteps(context, ops) {
     if (step.op === 'call_tool' && 'arguments' in step && !isObject(step.arguments)) {
       throw malformed(`${where}: call_tool 'arguments' must be an object`);
     }
+    if (step.op === 'call_tools_concurrently') checkCalls(step.calls, where, isObject);
     if (step.op === 'idle' && !isInteger(step.ms, 0)) throw malformed(`${where}: idle needs a non-negative integer 'ms'`);
     if ('timeout_ms' in step && !isInteger(step.timeout_ms, 1)) throw malformed(`${where}: 'timeout_ms' must be a positive integer`);
   });
@@ -119,8 +135,8 @@ export async function runDriver({
   errorCode = () => undefined,
   name = path.basename(process.argv[1] ?? 'driver'),
 }) {
-  const unknown = Object.keys(ops).filter((op) => op === 'idle' || !KNOWN_OPS.has(op));
-  if (unknown.length > 0) throw new TypeError(`runDriver: no such op ${unknown.join(', ')} (idle is the kit's)`);
+  const unknown = Object.keys(ops).filter((op) => op in KIT_OPS || !KNOWN_OPS.has(op));
+  if (unknown.length > 0) throw new TypeError(`runDriver: no such op ${unknown.join(', ')} (idle and call_tools_concurrently are the kit's)`);
   const log = (...args) => console.error(`${name}:`, ...args);
   let invocation;
   try {
@@ -141,7 +157,19 @@ export async function runDriver({
       failCurrentStep?.(error);
     });
   }
-  const runStep = async (step) => {
+  // Every call starts before any is awaited; each settles into its own entry, in order.
+  const runCalls = async (index, calls) => {
+    const settled = await Promise.allSettled(calls.map(async (call) => ops.call_tool({ op: 'call_tool', ...call }, ctx)));
+    return {
+      calls: settled.map((outcome, j) => {
+        if (outcome.status === 'fulfilled') return { ok: true, result: outcome.value ?? {} };
+        log(`step ${index} (call_tools_concurrently calls[${j}]) failed:`, outcome.reason?.stack ?? outcome.reason);
+        return { ok: false, error: describe(outcome.reason, errorCode) };
+      }),
+    };
+  };
+  const runStep = async (step, index) => {
+    if (step.op === 'call_tools_concurrently') return runCalls(index, step.calls);
     if (step.op === 'idle') return new Promise((resolve) => setTimeout(() => resolve({}), step.ms));
     return step.op === 'connect' ? ops.connect(ctx, step) : ops[step.op](step, ctx);
   };
@@ -150,7 +178,7 @@ export async function runDriver({
     let line;
     const fault = new Promise((_, reject) => { failCurrentStep = reject; });
     try {
-      const result = await Promise.race([runStep(step), fault]);
+      const result = await Promise.race([runStep(step, index), fault]);
       line = JSON.stringify({ step: index, op: step.op, ok: true, result: result ?? {} });
     } catch (error) {
       log(`step ${index} (${step.op}) failed:`, error?.stack ?? error);

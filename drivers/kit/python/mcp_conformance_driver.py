@@ -1,4 +1,4 @@
-"""The plumbing of an mcp-ping-conformance driver (driver contract v1.1,
+"""The plumbing of an mcp-ping-conformance driver (driver contract v1.2,
 docs/driver-contract.md) for Python, standard library only. A driver supplies one callable
 per op, the part specific to its client library, and hands over::
 
@@ -9,7 +9,8 @@ Ops may be plain functions or coroutines; all run on one asyncio event loop, so 
 created in connect is used by the later steps on the loop it was made on. run_driver() reads
 the environment, exits 127 for a transport or op the driver has no callable for before any op
 runs, 2 for a malformed context, runs the steps in order (idle is asyncio.sleep, so the
-library's own tasks go on), prints one JSON line per step on stdout, sends everything else
+library's own tasks go on; call_tools_concurrently gathers one call_tool per call, plain
+functions each on a thread of their own), prints one JSON line per step on stdout, sends everything else
 written to stdout (print, a C extension, a child process) to stderr, and exits 0.
 drivers/kit/README.md.
 """
@@ -28,6 +29,8 @@ UNSUPPORTED = 127
 MALFORMED = 2
 ALL_TRANSPORTS = ("stdio", "streamable-http", "sse")
 KNOWN_OPS = ("connect", "call_tool", "list_tools", "ping", "idle", "close")
+# The kit's own ops, and the driver callable each needs.
+KIT_OPS = {"idle": None, "call_tools_concurrently": "call_tool"}
 
 
 @dataclass
@@ -65,6 +68,17 @@ def _is_integer(value: Any, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
+def _check_calls(calls: Any, where: str) -> None:
+    # call_tools_concurrently: `calls`, at least two objects shaped like call_tool steps.
+    if not isinstance(calls, list) or len(calls) < 2:
+        raise _malformed(f"{where}: call_tools_concurrently needs 'calls', an array of at least 2 calls")
+    for j, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            raise _malformed(f"{where}: calls[{j}] needs a string 'name'")
+        if "arguments" in call and not isinstance(call["arguments"], dict):
+            raise _malformed(f"{where}: calls[{j}] 'arguments' must be an object")
+
+
 def _check_steps(context: Any, ops: Mapping[str, Callable]) -> list:
     # Every op is checked before any shape, so that an unsupported op wins over a malformed one.
     if not isinstance(context, dict):
@@ -75,7 +89,8 @@ def _check_steps(context: Any, ops: Mapping[str, Callable]) -> list:
     for i, step in enumerate(steps):
         if not isinstance(step, dict) or not isinstance(step.get("op"), str):
             raise _malformed(f"steps[{i}] must be an object with a string 'op'")
-        if step["op"] != "idle" and not (step["op"] in KNOWN_OPS and callable(ops.get(step["op"]))):
+        needs = KIT_OPS[step["op"]] if step["op"] in KIT_OPS else step["op"]
+        if needs is not None and not (needs in KNOWN_OPS and callable(ops.get(needs))):
             raise _Refusal(UNSUPPORTED, f"steps[{i}]: unsupported op '{step['op']}'")
     for i, step in enumerate(steps):
         where, op = f"steps[{i}]", step["op"]
@@ -83,6 +98,8 @@ def _check_steps(context: Any, ops: Mapping[str, Callable]) -> list:
             raise _malformed(f"{where}: call_tool needs a string 'name'")
         if op == "call_tool" and "arguments" in step and not isinstance(step["arguments"], dict):
             raise _malformed(f"{where}: call_tool 'arguments' must be an object")
+        if op == "call_tools_concurrently":
+            _check_calls(step.get("calls"), where)
         if op == "idle" and not _is_integer(step.get("ms"), 0):
             raise _malformed(f"{where}: idle needs a non-negative integer 'ms'")
         if "timeout_ms" in step and not _is_integer(step["timeout_ms"], 1):
@@ -146,6 +163,33 @@ def _describe(error: BaseException, error_code: Optional[Callable]) -> dict:
     return out
 
 
+async def _call(function: Callable, step: dict) -> Any:
+    # A coroutine function runs on the loop; a plain one on a thread of its own, so that a
+    # blocking call does not hold up the others (run_in_executor: asyncio.to_thread is 3.9+).
+    if inspect.iscoroutinefunction(function):
+        result = function(step)
+    else:
+        result = await asyncio.get_running_loop().run_in_executor(None, function, step)
+    return await result if inspect.isawaitable(result) else result
+
+
+async def _run_calls(index: int, calls: list, call_tool: Callable, error_code, log) -> dict:
+    # Every call starts before any is awaited; each settles into its own entry, in order.
+    outcomes = await asyncio.gather(*(_call(call_tool, {"op": "call_tool", **call}) for call in calls),
+                                    return_exceptions=True)
+    entries = []
+    for j, outcome in enumerate(outcomes):
+        if isinstance(outcome, Exception):
+            log(f"step {index} (call_tools_concurrently calls[{j}]) failed: "
+                f"{type(outcome).__name__}: {outcome}")
+            entries.append({"ok": False, "error": _describe(outcome, error_code)})
+        elif isinstance(outcome, BaseException):
+            raise outcome
+        else:
+            entries.append({"ok": True, "result": {} if outcome is None else outcome})
+    return {"calls": entries}
+
+
 async def _run_steps(ctx, steps, ops, error_code, report, log) -> None:
     for index, step in enumerate(steps):
         op = step["op"]
@@ -153,6 +197,8 @@ async def _run_steps(ctx, steps, ops, error_code, report, log) -> None:
             if op == "idle":
                 await asyncio.sleep(step["ms"] / 1000)
                 result = {}
+            elif op == "call_tools_concurrently":
+                result = await _run_calls(index, step["calls"], ops["call_tool"], error_code, log)
             else:
                 result = ops[op](ctx) if op == "connect" else ops[op](step)
                 if inspect.isawaitable(result):
@@ -174,9 +220,10 @@ def run_driver(*, ops: Mapping[str, Callable], transports: Sequence[str] = ALL_T
                name: Optional[str] = None) -> NoReturn:
     """Runs the steps with `ops` (op name -> callable; connect gets the Context, the others
     the step dict with its fields, timeout_ms among them) and exits."""
-    unknown = [op for op in ops if op == "idle" or op not in KNOWN_OPS]
+    unknown = [op for op in ops if op in KIT_OPS or op not in KNOWN_OPS]
     if unknown:
-        raise TypeError(f"run_driver: no such op {', '.join(unknown)} (idle is the kit's)")
+        raise TypeError(f"run_driver: no such op {', '.join(unknown)} "
+                        "(idle and call_tools_concurrently are the kit's)")
     name = name or os.path.basename(sys.argv[0])
 
     def log(message: str) -> None:

@@ -1,8 +1,12 @@
 // The echo driver of drivers/kit/tests/cases.json on the C++ kit, plus the tool names
-// 'fail-kit' (the kit's Error with a code) and 'fail-unknown' (no std::exception).
+// 'fail-kit' (the kit's Error with a code) and 'fail-unknown' (no std::exception). Its
+// call_tool is thread-safe (concurrent_calls), unless the first argument is --sequential-calls.
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -24,13 +28,29 @@ class LibraryError : public std::runtime_error {
   int code_;
 };
 
-void called(const char* op) { std::cerr << "call " << op << '\n'; }
+// One write: concurrent calls must not interleave their lines.
+void called(const char* op) { std::cerr << (std::string("call ") + op + "\n") << std::flush; }
 
 json timeout_of(const Step& step) { return step.timeout ? json(step.timeout->count()) : json(); }
+
+// 'rendezvous' returns only once two such calls have started: calls run one after another
+// never get there.
+void rendezvous() {
+  static std::mutex mutex;
+  static std::condition_variable arrived;
+  static int count = 0;
+  std::unique_lock lock(mutex);
+  ++count;
+  arrived.notify_all();
+  if (!arrived.wait_for(lock, std::chrono::seconds(10), [] { return count >= 2; })) {
+    throw std::runtime_error("rendezvous: no other call in flight");
+  }
+}
 
 json call_tool(const Step& step) {
   called("call_tool");
   const std::string name = step.name();
+  if (name == "rendezvous") rendezvous();
   if (name == "fail-rpc") throw LibraryError(-32601, "Method not found");
   if (name == "fail-plain") throw std::runtime_error("plain failure");
   if (name == "fail-kit") throw mcp_conformance::Error("kit failure", -32000);
@@ -58,6 +78,7 @@ int main(int argc, char** argv) {
                 {"args", ctx.args}};
   };
   handlers.call_tool = call_tool;
+  handlers.concurrent_calls = !(argc > 1 && std::string(argv[1]) == "--sequential-calls");
   handlers.ping = [](const Step& step) {
     called("ping");
     return json{{"timeout_ms", timeout_of(step)}};

@@ -141,6 +141,20 @@ TEST(DriverKit, TheKitsErrorReportsItsCodeAndAnyOtherThrowIsAFailedStep) {
   EXPECT_EQ(step_lines(run.out), expected) << run.err;
 }
 
+// Threads call call_tool only for a driver that says its handler is thread-safe.
+TEST(DriverKit, CallToolsConcurrentlyIsUnsupportedUnlessTheDriverDeclaresConcurrentCalls) {
+  const json steps = {
+      {{"op", "connect"}},
+      {{"op", "call_tools_concurrently"}, {"calls", {{{"name", "echo"}}, {{"name", "echo"}}}}}};
+  const DriverRun run = run_echo_driver("sequential-calls", {{"server", kServer}, {"steps", steps}},
+                                        "stdio", {"--sequential-calls"});
+  EXPECT_EQ(run.outcome.exit_code, 127) << run.err;
+  EXPECT_NE(run.err.find("steps[1]: unsupported op 'call_tools_concurrently'"), std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out, "");
+  EXPECT_TRUE(calls_of(run.err).empty()) << run.err;
+}
+
 TEST(DriverKit, LinesKeepTheirFieldOrder) {
   const DriverRun run =
       run_echo_driver("field-order", {{"server", kServer}, {"steps", {{{"op", "close"}}}}});

@@ -12,6 +12,21 @@ class LibraryError extends Error {
 
 const called = (op) => process.stderr.write(`call ${op}\n`);
 const never = () => new Promise(() => {});
+const echo = (step) => ({ name: step.name, arguments: step.arguments ?? {}, timeout_ms: step.timeout_ms ?? null });
+
+// 'rendezvous' resolves only once two such calls have started: calls awaited one after
+// another never get there.
+let arrived = 0;
+let allArrived;
+const together = new Promise((resolve) => { allArrived = resolve; });
+async function rendezvous(step) {
+  arrived += 1;
+  if (arrived >= 2) allArrived();
+  let timer;
+  const alone = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('rendezvous: no other call in flight')), 10000); });
+  await Promise.race([together, alone]).finally(() => clearTimeout(timer));
+  return echo(step);
+}
 
 const tools = {
   'fail-rpc': () => { throw new LibraryError(-32601, 'Method not found'); },
@@ -30,6 +45,7 @@ const tools = {
     return never();
   },
   'not-json': () => ({ value: 1n }),
+  rendezvous,
 };
 
 await runDriver({
@@ -43,7 +59,7 @@ await runDriver({
     call_tool: (step) => {
       called('call_tool');
       const tool = tools[step.name];
-      return tool ? tool(step) : { name: step.name, arguments: step.arguments ?? {}, timeout_ms: step.timeout_ms ?? null };
+      return tool ? tool(step) : echo(step);
     },
     ping: async (step) => {
       called('ping');

@@ -1,8 +1,11 @@
 """The echo driver of drivers/kit/tests/cases.json on the Python kit: ops that report what
-they were given. Some ops are coroutines and some plain functions, as a kit user's may be."""
+they were given. Some ops are coroutines and some plain functions, as a kit user's may be;
+call_tool is a plain function, or with the first argument --async-calls a coroutine."""
 
+import asyncio
 import os
 import sys
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from mcp_conformance_driver import run_driver  # noqa: E402
@@ -15,7 +18,14 @@ class LibraryError(Exception):
 
 
 def called(op):
-    print(f"call {op}", file=sys.stderr, flush=True)
+    # One write: concurrent calls must not interleave their lines.
+    sys.stderr.write(f"call {op}\n")
+    sys.stderr.flush()
+
+
+# 'rendezvous' returns only once two such calls have started: calls run one after another
+# never get there.
+BARRIER = threading.Barrier(2, timeout=10)
 
 
 async def connect(ctx):
@@ -37,6 +47,8 @@ def call_tool(step):
         return {"logged": True}
     if name == "not-json":
         return {"value": object()}
+    if name == "rendezvous":
+        BARRIER.wait()
     return {"name": name, "arguments": step.get("arguments", {}),
             "timeout_ms": step.get("timeout_ms")}
 
@@ -50,6 +62,25 @@ def close(step):
     called("close")
 
 
+ARRIVED = []
+TOGETHER = []  # the asyncio.Event, made on the kit's loop
+
+
+async def call_tool_async(step):
+    if step["name"] == "rendezvous":
+        if not TOGETHER:
+            TOGETHER.append(asyncio.Event())
+        ARRIVED.append(step)
+        if len(ARRIVED) >= 2:
+            TOGETHER[0].set()
+        await asyncio.wait_for(TOGETHER[0].wait(), 10)
+        called("call_tool")
+        return {"name": "rendezvous", "arguments": step.get("arguments", {}), "timeout_ms": None}
+    return call_tool(step)
+
+
+ASYNC_CALLS = sys.argv[1:2] == ["--async-calls"]
 run_driver(transports=("stdio", "streamable-http"),
-           ops={"connect": connect, "call_tool": call_tool, "ping": ping, "close": close},
+           ops={"connect": connect, "call_tool": call_tool_async if ASYNC_CALLS else call_tool,
+                "ping": ping, "close": close},
            error_code=lambda error: getattr(error, "rpc_code", None))

@@ -50,6 +50,19 @@ class SharedCases(unittest.TestCase):
 
 
 class PythonSpecifics(unittest.TestCase):
+    def test_concurrent_calls_of_a_coroutine_run_together_on_the_loop(self):
+        calls = [{"name": "rendezvous", "arguments": {"text": "a"}}, {"name": "fail-plain"},
+                 {"name": "rendezvous", "arguments": {"text": "b"}}]
+        steps = [{"op": "call_tools_concurrently", "calls": calls}]
+        done, _ = run_echo_driver({"server": {"command": ["/bin/false"]}, "steps": steps},
+                                  args=["--async-calls"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        entries = step_lines(done.stdout)[0]["result"]["calls"]
+        self.assertEqual([entry["ok"] for entry in entries], [True, False, True])
+        self.assertEqual(entries[0]["result"]["arguments"], {"text": "a"})
+        self.assertEqual(entries[1]["error"], {"message": "plain failure"})
+        self.assertEqual(entries[2]["result"]["arguments"], {"text": "b"})
+
     def test_a_result_that_is_not_json_fails_its_step_only(self):
         steps = [{"op": "call_tool", "name": "not-json"}, {"op": "ping"}]
         done, _ = run_echo_driver({"server": {"command": ["/bin/false"]}, "steps": steps})
