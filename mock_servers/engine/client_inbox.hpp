@@ -62,7 +62,9 @@ class ClientInbox {
   std::size_t client_requests = 0;       // client requests other than ping so far
   bool serving = false;                  // answer requests the default way as they come
   bool get_stream_open = false;          // HTTP: the client's listening stream is open
-  bool client_gone = false;              // HTTP: no session or stream left
+  // stdio: the armed hold happened (bytes of the message it stopped in), until a step takes it.
+  std::optional<std::size_t> held_input_bytes;
+  bool client_gone = false;  // HTTP: no session or stream left
   // The protocol version the handshake negotiated, once it did. At 2025-03-26 a line may be a
   // JSON-RPC batch: each of its elements is then handled as a message of its own, in order
   // (stdio; the HTTP host splits a batch POST itself).

@@ -64,6 +64,7 @@ inline const std::set<std::string> kFaults = {
     "drops-batches",                 // ignores a JSON-RPC batch (an array) from the server
     "splices-pong",      // stdio: writes a large request in two parts without its write lock, and
                          // the reader's pong lands between them
+    "serial-calls",      // runs concurrent calls one after the other
     "one-pending-slot",  // one "current request": a new one takes it from the call in flight
 };
 

@@ -72,17 +72,22 @@ json call_tool(broken::Connection& connection, const json& call, const json& ste
 json call_concurrently(broken::Connection& connection, const json& calls) {
   std::vector<json> entries(calls.size());
   std::vector<std::thread> threads;
+  const auto run_call = [&](std::size_t i) {
+    try {
+      entries[i] = {{"ok", true}, {"result", call_tool(connection, calls[i], json::object())}};
+    } catch (const broken::TimedOut& e) {
+      cancel(connection, e);
+      entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
+    } catch (const std::exception& e) {
+      entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
+    }
+  };
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        entries[i] = {{"ok", true}, {"result", call_tool(connection, calls[i], json::object())}};
-      } catch (const broken::TimedOut& e) {
-        cancel(connection, e);
-        entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
-      } catch (const std::exception& e) {
-        entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
-      }
-    });
+    if (broken::has("serial-calls")) {
+      run_call(i);  // the next call only once the one before has its answer
+    } else {
+      threads.emplace_back(run_call, i);
+    }
   }
   for (auto& thread : threads) thread.join();
   return {{"calls", entries}};
