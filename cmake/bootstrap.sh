@@ -5,19 +5,21 @@
 #   cmake/bootstrap.sh suite      the full catalogue against the reference client, with reports
 #   cmake/bootstrap.sh test       the project's own tests (ctest)
 #   cmake/bootstrap.sh sanitize   the unit and self-tests under AddressSanitizer + UBSan
+#   cmake/bootstrap.sh tsan       the unit and self-tests, and the catalogue against the
+#                                 reference client, under ThreadSanitizer
 #
 # Environment: MCP_PING_BUILD_DIR (default <repo>/build), MCP_PING_REPORT_DIR (default
 # <build>/report), MCP_PING_JOBS (default: the number of cores).
 set -eu
 
 usage() {
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 [ $# -eq 1 ] || usage
 mode=$1
-case "$mode" in suite | test | sanitize) ;; *) usage ;; esac
+case "$mode" in suite | test | sanitize | tsan) ;; *) usage ;; esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
@@ -98,5 +100,12 @@ case "$mode" in
     configure_and_build "$build-sanitize" -DMCP_PING_SANITIZE=ON
     exec ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure --timeout 300 \
       -L 'unit|selftest'
+    ;;
+  tsan)
+    # halt_on_error: a data race fails the test that found it, with the report on stderr.
+    configure_and_build "$build-tsan" -DMCP_PING_TSAN=ON
+    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1} \
+      exec ctest --test-dir "$build-tsan" -j "$jobs" --output-on-failure --timeout 300 \
+      -L 'unit|selftest|mcp-ping-conformance' -LE third-party
     ;;
 esac
