@@ -185,6 +185,9 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
         // The host has recorded it; the script sees it only when a step waits for it.
         if (in.text == "get-stream-opened") get_stream_open = true;
         if (in.text == "get-stream-closed") get_stream_open = false;
+        if (in.text == "stream-resumed" && in.meta.is_object())
+          resumed.insert_or_assign(in.meta.value("stream", ""),
+                                   ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
         if (in.meta.is_object() && in.meta.contains("connected"))
           client_gone = !in.meta["connected"].get<bool>();
         // No session or stream left (HTTP): nothing more can come, as at end of input.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +63,10 @@ class ClientInbox {
   std::size_t client_requests = 0;       // client requests other than ping so far
   bool serving = false;                  // answer requests the default way as they come
   bool get_stream_open = false;          // HTTP: the client's listening stream is open
-  bool client_gone = false;              // HTTP: no session or stream left
+  // Streamable HTTP: the streams the client resumed (a GET with Last-Event-ID), by name
+  // ("post:<id>"), each with the facts of its latest resumption (the event's meta).
+  std::map<std::string, ClientMessage> resumed;
+  bool client_gone = false;  // HTTP: no session or stream left
   // The protocol version the handshake negotiated, once it did. At 2025-03-26 a line may be a
   // JSON-RPC batch: each of its elements is then handled as a message of its own, in order
   // (stdio; the HTTP host splits a batch POST itself).

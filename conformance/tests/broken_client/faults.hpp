@@ -59,6 +59,9 @@ inline const std::set<std::string> kFaults = {
     "no-cancel-on-timeout",          // gives up on a request without notifications/cancelled
     "timeout-breaks-session",        // after giving up on a request, fails every later one
     "late-response-breaks-session",  // an answer to a request it gave up on stops its reader
+    "no-resume",                     // a POST stream that ends before the response fails it
+    "resume-without-last-event-id",  // resumes a broken POST stream with a GET lacking the header
+    "ignores-retry",                 // resumes a broken POST stream at once, whatever `retry:` says
 };
 
 inline std::set<std::string>& active_faults() {
