@@ -250,24 +250,23 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
     out.checks.push_back(judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
   }
 
+  // The script stopped because the client skipped something the rest of the case needs and
+  // that it MAY skip (an HTTP client that never opens the GET stream) or SHOULD not (a stream
+  // it never resumes, recorded by its own SHOULD check): the checks the script never reached
+  // are not judged.
+  if (transcript.unsupported) {
+    for (auto& check : out.checks) check.verdict = judge_behind_skip(check.level, check.outcome);
+  }
   for (const auto& check : out.checks) {
     out.verdict = worst(out.verdict, check.verdict);
     if (!out.focus_ms && check.verdict != Verdict::Pass && check.at_ms) out.focus_ms = check.at_ms;
   }
-  // The script stopped because the client lacks something it MAY lack (an HTTP client that
-  // never opens the GET stream): the case does not apply, unless what the client did do
-  // already failed. Checks the script never reached do not count.
-  if (transcript.unsupported) {
-    Verdict observed_worst = Verdict::Pass;
-    for (const auto& check : out.checks) {
-      if (check.outcome != Outcome::NotReached)
-        observed_worst = worst(observed_worst, check.verdict);
-    }
-    if (observed_worst == Verdict::Pass || observed_worst == Verdict::Informational) {
-      out.verdict = Verdict::Unsupported;
-      out.unsupported = CaseResult::Unsupported::kClient;
-      out.reason = *transcript.unsupported;
-    }
+  // ... and the case does not apply, unless what the client did do fell short.
+  if (transcript.unsupported &&
+      (out.verdict == Verdict::Pass || out.verdict == Verdict::Informational)) {
+    out.verdict = Verdict::Unsupported;
+    out.unsupported = CaseResult::Unsupported::kClient;
+    out.reason = *transcript.unsupported;
   }
   return out;
 }

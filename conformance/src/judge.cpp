@@ -25,4 +25,8 @@ Verdict judge(Level level, Outcome outcome) {
   return Verdict::Fail;
 }
 
+Verdict judge_behind_skip(Level level, Outcome outcome) {
+  return outcome == Outcome::NotReached ? Verdict::Informational : judge(level, outcome);
+}
+
 }  // namespace mcpping

@@ -252,6 +252,31 @@ TEST(Evaluation, UnsupportedRecordMakesTheCaseUnsupportedUnlessSomethingFailed) 
   EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
 }
 
+// Regression (http/ping-on-resumed-stream): a client that does not resume a stream the server
+// closed misses a SHOULD; the MUST checks that needed the resumed stream were reported FAIL as
+// not reached, which made the SHOULD a MUST. Now they are not judged, and the case is the
+// SHOULD's NON_STRICT.
+TEST(Evaluation, ChecksBehindASkippedShouldAreNotJudged) {
+  auto scenario = make_scenario();
+  scenario.script_checks.insert(scenario.script_checks.begin() + 1,
+                                {"resumed", Level::Should, {"ping.respond-promptly"}});
+  scenario.driver_checks[0].given = {"ping"};
+  auto o = clean_run();
+  o.transcript.checks = {check_record("handshake", Outcome::Met),
+                         check_record("resumed", Outcome::Broken, 5, Level::Should)};
+  o.transcript.unsupported = "the client did not resume post:2 (SHOULD)";
+  const auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::NonStrict);
+  EXPECT_EQ(find(e, "ping/while-awaiting:resumed")->verdict, Verdict::NonStrict);
+  for (const char* id : {"ping/while-awaiting:pong", "ping/while-awaiting:call-result-delivered"}) {
+    EXPECT_EQ(find(e, id)->outcome, Outcome::NotReached) << id;
+    EXPECT_EQ(find(e, id)->verdict, Verdict::Informational) << id;
+  }
+  // Without the skip record the same transcript fails: the client stopped short of a MUST.
+  o.transcript.unsupported.reset();
+  EXPECT_EQ(evaluate_case(scenario, o, kRefs).verdict, Verdict::Fail);
+}
+
 TEST(Evaluation, ServerRecordedChecksAreKept) {
   auto o = clean_run();
   auto flood = check_record("transport:line-too-long", Outcome::Broken);

@@ -69,6 +69,15 @@ struct PostFault {
   std::string with;  // "500", "404" or "reset"
 };
 
+// What closing a stream's connection did (the disconnect step, Streamable HTTP 2025-11-25:
+// the server "MAY close the connection (without terminating the SSE stream)").
+struct DisconnectResult {
+  bool ok = false;
+  std::string error;                         // why not, when !ok
+  std::optional<std::string> last_event_id;  // the last event ID the stream had written
+  std::optional<std::int64_t> retry_ms;      // the last `retry:` it had written
+};
+
 // What the client did next.
 struct Incoming {
   enum class Kind {
@@ -122,6 +131,11 @@ class Channel {
   // Arms `fault` for the next matching client POST. False when the transport has no POSTs
   // (the loader keeps such steps out of stdio scripts).
   virtual bool arm_post_fault(const PostFault& /*fault*/) { return false; }
+  // Closes the connection of the stream on `route` ("post:<id>") once what is queued on it
+  // is written, without ending the stream, and waits for that; the client may resume it.
+  virtual DisconnectResult disconnect(const std::string& /*route*/) {
+    return {false, "this transport has no streams to resume", {}, {}};
+  }
 };
 
 }  // namespace mcpping

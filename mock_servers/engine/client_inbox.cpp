@@ -187,6 +187,9 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
         if (in.text == "get-stream-closed") get_stream_open = false;
         if (in.text == "partial-message")
           held_input_bytes = in.meta.is_object() ? in.meta.value("bytes", std::size_t{0}) : 0;
+        if (in.text == "stream-resumed" && in.meta.is_object())
+          resumed.insert_or_assign(in.meta.value("stream", ""),
+                                   ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
         if (in.meta.is_object() && in.meta.contains("connected"))
           client_gone = !in.meta["connected"].get<bool>();
         // No session or stream left (HTTP): nothing more can come, as at end of input.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ class ClientInbox {
   bool get_stream_open = false;          // HTTP: the client's listening stream is open
   // stdio: the armed hold happened (bytes of the message it stopped in), until a step takes it.
   std::optional<std::size_t> held_input_bytes;
+  // Streamable HTTP: the streams the client resumed (a GET with Last-Event-ID), by name
+  // ("post:<id>"), each with the facts of its latest resumption (the event's meta).
+  std::map<std::string, ClientMessage> resumed;
   bool client_gone = false;  // HTTP: no session or stream left
   // The protocol version the handshake negotiated, once it did. At 2025-03-26 a line may be a
   // JSON-RPC batch: each of its elements is then handled as a message of its own, in order

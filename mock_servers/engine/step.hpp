@@ -23,7 +23,7 @@ class Step {
   virtual StepResult run(Run& run) const = 0;
 };
 
-enum class StepTransports { Any, StdioOnly, HttpOnly };
+enum class StepTransports { Any, StdioOnly, HttpOnly, StreamableHttpOnly };
 
 struct StepKind {
   std::string_view name;          // the action key

@@ -118,9 +118,21 @@ std::string StepParser::route() const {
   if (on == "get") return on;
   if (on.rfind("post:", 0) != 0)
     fail(pointer("on"), "unknown route \"" + on + "\" (known: \"get\", \"post:NAME\")");
+  return post_route(on, pointer("on"));
+}
+
+std::string StepParser::post_route_arg() const {
+  auto on = reader().nonempty_string(arg(), arg_pointer_);
+  if (on.rfind("post:", 0) != 0)
+    fail(arg_pointer_,
+         "must be \"post:NAME\", the stream of the POST of the request captured as NAME");
+  return post_route(on, arg_pointer_);
+}
+
+std::string StepParser::post_route(const std::string& on, const std::string& at) const {
   const auto name = on.substr(5);
   if (!state_.captured.count(name))
-    fail(pointer("on"), "nothing is captured as \"" + name + "\" before this step");
+    fail(at, "nothing is captured as \"" + name + "\" before this step");
   return on;
 }
 

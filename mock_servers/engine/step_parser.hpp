@@ -87,6 +87,8 @@ class StepParser {
 
   // "on": "" (the host's default), "get" or "post:NAME" of a captured request.
   std::string route() const;
+  // The action's value as "post:NAME" of a captured request.
+  std::string post_route_arg() const;
   // "sse": the framing of each server-sent event.
   SseFraming sse() const;
   // A count under `key` of at least `min`, or `fallback` when absent.
@@ -98,6 +100,8 @@ class StepParser {
 
  private:
   void add_check(CheckDef check, const std::string& pointer);
+  // "post:NAME" at `at`, NAME captured by an earlier step.
+  std::string post_route(const std::string& on, const std::string& at) const;
   void check_refs(const Json& value, const std::string& pointer, bool with_index) const;
 
   ScriptState& state_;

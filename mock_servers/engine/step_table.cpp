@@ -45,6 +45,8 @@ const std::vector<StepKind>& step_kinds() {
       {"await_get_stream", {"within"}, T::HttpOnly, steps::parse_await_get_stream},
       {"fail_next_post", {"with"}, T::HttpOnly, steps::parse_fail_next_post},
       {"expect_post", {"http", "preferred", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
+      {"disconnect", {}, T::StreamableHttpOnly, steps::parse_disconnect},
+      {"await_resume", {"within", "check", "retry_check"}, T::StreamableHttpOnly, steps::parse_await_resume},
   };
   // clang-format on
   return kinds;
@@ -106,6 +108,13 @@ void check_transports(const FixtureReader& c, const StepKind& kind, const std::s
   if (has_http && kind.transports == StepTransports::StdioOnly)
     c.fail(p + "/" + action,
            action + " is a stdio step: the case can list only \"stdio\" as its transport");
+  const bool only_streamable =
+      std::all_of(effective->begin(), effective->end(),
+                  [](const std::string& t) { return t == "streamable-http"; });
+  if (!only_streamable && kind.transports == StepTransports::StreamableHttpOnly)
+    c.fail(p + "/" + action, action +
+                                 " is a Streamable HTTP step (resumable streams): the case can "
+                                 "list only \"streamable-http\" as its transport");
 }
 
 }  // namespace

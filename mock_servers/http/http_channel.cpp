@@ -323,20 +323,37 @@ bool HttpChannel::admit_stream(const httplib::Request& req, httplib::Response& r
 void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& res,
                                const std::shared_ptr<SseStream>& stream,
                                std::function<void()> on_close) {
-  stream->watch_peer(connection_fd(port_, req.remote_port));
+  const auto connection = stream->attach(connection_fd(port_, req.remote_port));
   transcript_.host_record("sse", {{"stream", stream->name()}, {"what", "open"}},
                           stream->name() + " stream open");
   set_event_stream(
-      res, [stream](std::size_t, httplib::DataSink& sink) { return stream->provide(sink); },
+      res,
+      [stream, connection](std::size_t, httplib::DataSink& sink) {
+        return stream->provide(sink, connection);
+      },
       [this, stream, on_close = std::move(on_close)](bool success) {
-        transcript_.host_record(
-            "sse",
-            {{"stream", stream->name()},
-             {"what", "close"},
-             {"reason", success ? "ended" : "the client went away or the server stopped"}},
-            stream->name() + " stream closed" + (success ? "" : " (client gone or stopping)"));
+        // Ended cleanly but not finished: the server closed the connection only.
+        const bool disconnected = success && !stream->ended();
+        const std::string reason =
+            disconnected ? "disconnected: the server closed the connection, the stream stays "
+                           "for the client to resume"
+            : success    ? "ended"
+                         : "the client went away or the server stopped";
+        transcript_.host_record("sse",
+                                {{"stream", stream->name()}, {"what", "close"}, {"reason", reason}},
+                                stream->name() + " stream closed" +
+                                    (disconnected ? " (connection only: resumable)"
+                                     : success    ? ""
+                                                  : " (client gone or stopping)"));
         on_close();
       });
+}
+
+void HttpChannel::release_exchange_connection(const std::shared_ptr<Exchange>& ex) {
+  const std::lock_guard lock(mutex_);
+  --open_streams_;
+  // Not ended: disconnected, and maybe resumed already on another connection.
+  if (ex->stream->ended()) pending_.remove(ex);
 }
 
 // A session's listening stream (Streamable HTTP's GET stream, legacy SSE's only stream)

@@ -63,6 +63,7 @@ class HttpChannel : public Channel {
   void close_output() override {}
   std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override;
   bool arm_post_fault(const PostFault& fault) override;
+  DisconnectResult disconnect(const std::string& route) override;
 
  private:
   // A client request POSTed to /mcp (or, 2025-03-26, a batch holding requests), waiting for
@@ -137,11 +138,23 @@ class HttpChannel : public Channel {
                   const std::string& body, const std::string& session, Clock::time_point arrived);
   bool admit_stream(const httplib::Request& req, httplib::Response& res,
                     const std::string& session);
+  // Serves `stream` on this request's connection; `on_close` runs when the connection ends
+  // (the stream may live on, disconnected, for the client to resume).
   void serve_stream(const httplib::Request& req, httplib::Response& res,
                     const std::shared_ptr<SseStream>& stream, std::function<void()> on_close);
+  // The end of a connection serving a POST's stream: the exchange stays while its stream has
+  // not ended (the server disconnected it, for the client to resume).
+  void release_exchange_connection(const std::shared_ptr<Exchange>& ex);
+  // A GET whose Last-Event-ID names an event of a disconnected stream of its session resumes
+  // that stream (true: answered here).
+  bool resume_stream(const httplib::Request& req, httplib::Response& res,
+                     const std::string& session);
   void push(Incoming in);
   void push_event(const std::string& name, Json meta);
 
+  // The POST whose request (one of a batch's) with compact JSON id `key` is still
+  // unanswered, or null (under mutex_).
+  std::shared_ptr<Exchange> unanswered_locked(const std::string& key);
   // Where a frame goes (under mutex_). `message` is null for raw bytes (http_send.cpp).
   Target route_locked(const Json& message, const std::string& route);
   void decide_sse_locked(Exchange& ex);

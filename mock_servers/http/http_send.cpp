@@ -14,6 +14,12 @@ void HttpChannel::decide_sse_locked(Exchange& ex) {
   decided_.notify_all();
 }
 
+std::shared_ptr<HttpChannel::Exchange> HttpChannel::unanswered_locked(const std::string& key) {
+  for (auto& ex : pending_)
+    if (!ex->answered && ex->open.count(key)) return ex;
+  return nullptr;
+}
+
 HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::string& route) {
   Target t;
   if (options_.legacy) {
@@ -27,12 +33,6 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
   }
   const bool response = message.is_object() && is_routable_response(message);
   const auto key = response ? safe_dump(message["id"]) : std::string();
-  // The POST whose request (one of a batch's) with id `k` is still unanswered.
-  auto exchange = [&](const std::string& k) -> std::shared_ptr<Exchange> {
-    for (auto& ex : pending_)
-      if (!ex->answered && ex->open.count(k)) return ex;
-    return nullptr;
-  };
   std::shared_ptr<Exchange> ex;
   if (route == "get") {
     t.stream = sessions_.latest_get_stream();
@@ -41,13 +41,13 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
     return t;
   }
   if (route.rfind("post:", 0) == 0) {
-    ex = exchange(route.substr(5));
+    ex = unanswered_locked(route.substr(5));
     if (!ex) {
       t.error = "the POST of request " + route.substr(5) + " has no open stream";
       return t;
     }
   } else if (response) {
-    ex = exchange(key);
+    ex = unanswered_locked(key);
     if (!ex) {
       t.name = "none";  // nothing waits for it: recorded, not sent
       return t;
@@ -211,6 +211,44 @@ SendResult HttpChannel::send_raw(const std::string& bytes, std::size_t chunk,
   result.writes.push_back(writes);
   result.done.push_back(*written);
   result.streams.push_back(name);
+  return result;
+}
+
+DisconnectResult HttpChannel::disconnect(const std::string& route) {
+  DisconnectResult result;
+  if (options_.legacy) {
+    result.error = "legacy HTTP+SSE has no resumable streams";
+    return result;
+  }
+  if (route.rfind("post:", 0) != 0) {
+    result.error = "only the stream of a POST can be disconnected";
+    return result;
+  }
+  std::shared_ptr<SseStream> stream;
+  {
+    const std::lock_guard lock(mutex_);
+    const auto ex = unanswered_locked(route.substr(5));
+    if (!ex) {
+      result.error = "the POST of request " + route.substr(5) + " has no open stream";
+      return result;
+    }
+    // Nothing sent on it yet: its answer becomes a stream that ends at once, still open.
+    if (ex->mode == Exchange::Mode::Undecided) decide_sse_locked(*ex);
+    stream = ex->stream;
+    if (!stream->disconnect()) {
+      result.error = "the " + stream->name() + " stream is disconnected already, or ending";
+      return result;
+    }
+  }
+  const auto limit =
+      std::min(Clock::now() + std::chrono::seconds(5), options_.deadline + std::chrono::seconds(2));
+  if (!stream->wait_disconnected(limit)) {
+    result.error = "the " + stream->name() + " stream ended before its connection was closed";
+    return result;
+  }
+  result.ok = true;
+  result.last_event_id = stream->last_event_id();
+  result.retry_ms = stream->retry_ms();
   return result;
 }
 

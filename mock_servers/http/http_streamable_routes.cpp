@@ -162,11 +162,50 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   }
   auto stream = ex->stream;
   lock.unlock();
-  serve_stream(req, res, stream, [this, ex] {
-    const std::lock_guard guard(mutex_);
-    pending_.remove(ex);
+  serve_stream(req, res, stream, [this, ex] { release_exchange_connection(ex); });
+}
+
+bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& res,
+                                const std::string& session) {
+  const auto last_event_id = req.get_header_value("Last-Event-ID");
+  std::shared_ptr<Exchange> ex;
+  {
+    const std::lock_guard lock(mutex_);
+    // Event ids are unique within a session ("globally unique across all streams within
+    // that session"); should a script reuse one, the latest stream that wrote it wins.
+    for (const auto& e : pending_) {
+      if (e->session == session && e->stream && e->stream->disconnected() &&
+          e->stream->wrote_event(last_event_id))
+        ex = e;
+    }
+  }
+  if (!ex) return false;
+  if (!admit_stream(req, res, session)) return true;
+  const auto resumed = ex->stream->resume(last_event_id);
+  if (!resumed) {  // another GET resumed it first
+    const std::lock_guard lock(mutex_);
     --open_streams_;
-  });
+    return false;
+  }
+  const auto& name = ex->stream->name();
+  Json meta{
+      {"stream", name},
+      {"session", session},
+      {"last_event_id", last_event_id},
+      {"waited_ms",
+       std::chrono::duration<double, std::milli>(Clock::now() - resumed->disconnected_at).count()}};
+  if (resumed->stream_last_event_id) meta["stream_last_event_id"] = *resumed->stream_last_event_id;
+  if (resumed->retry_ms) meta["retry_ms"] = *resumed->retry_ms;
+  record_http(req, 200, session, {{"resumes", name}});
+  transcript_.event(
+      "GET with Last-Event-ID " + safe_dump(Json(shorten(last_event_id, 80))) + " resumes " + name +
+          (resumed->replayed_bytes ? ": " + std::to_string(resumed->replayed_bytes) +
+                                         " bytes written after that event are replayed first"
+                                   : ": nothing to replay"),
+      {{"stream", name}, {"replayed_bytes", resumed->replayed_bytes}});
+  push_event("stream-resumed", std::move(meta));
+  serve_stream(req, res, ex->stream, [this, ex] { release_exchange_connection(ex); });
+  return true;
 }
 
 void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res) {
@@ -179,12 +218,24 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
               session))
       return;
   }
+  // 2025-11-25: "Resumption is always via HTTP GET with Last-Event-ID."
+  if (req.has_header("Last-Event-ID") && resume_stream(req, res, session)) return;
+  // A GET that resumed nothing, with the streams it could have resumed: await_resume names
+  // it in its evidence.
+  Json meta{{"session", session}, {"disconnected", Json::array()}};
+  if (req.has_header("Last-Event-ID"))
+    meta["last_event_id"] = req.get_header_value("Last-Event-ID");
   {
     const std::lock_guard lock(mutex_);
+    for (const auto& ex : pending_)
+      if (ex->session == session && ex->stream && ex->stream->disconnected())
+        meta["disconnected"].push_back(ex->stream->name());
     auto& s = sessions_.at(session);
     if (s.stream && !s.stream->ended()) {
       res.status = 409;
       record_http(req, 409, session, {{"note", "a GET stream is already open for this session"}});
+      meta["status"] = 409;
+      push_event("get-stream-refused", std::move(meta));
       return;
     }
   }
@@ -195,7 +246,9 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
     sessions_.at(session).stream = stream;
   }
   record_http(req, 200, session);
-  push_event("get-stream-opened", {{"stream", "get"}, {"session", session}, {"connected", true}});
+  meta["stream"] = "get";
+  meta["connected"] = true;
+  push_event("get-stream-opened", std::move(meta));
   serve_stream(req, res, stream,
                [this, stream, session] { release_listening_stream(stream, session, "get"); });
 }
@@ -211,6 +264,13 @@ void HttpChannel::handle_delete(const httplib::Request& req, httplib::Response& 
     auto& s = sessions_.at(session);
     s.deleted = true;
     if (s.stream) s.stream->push({}, true);  // ends the GET stream cleanly
+    // Nobody can resume these any more: they end like POSTs the client closed (a write
+    // waiting on one fails at once).
+    pending_.remove_if([&](const std::shared_ptr<Exchange>& ex) {
+      if (ex->session != session || !ex->stream || !ex->stream->disconnected()) return false;
+      ex->stream->stop();
+      return true;
+    });
     meta["connected"] = sessions_.connected(options_.legacy);
   }
   res.status = 200;

@@ -1,6 +1,7 @@
 #include "http/sse_framing.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace mcpping {
 
@@ -47,6 +48,64 @@ Chunking chunk_events(const std::vector<std::string>& events, WriteMode mode, st
     out.chunk_count.push_back(n);
   }
   return out;
+}
+
+void WrittenEvents::add(std::string_view bytes) {
+  for (const char c : bytes) {
+    bytes_ += c;
+    if (c == '\n' && after_cr_) {
+      // CRLF is one line end: the event ends after the LF, so a replay starts clean.
+      after_cr_ = false;
+      if (ended_id_) ends_[*ended_id_] = bytes_.size();
+      continue;
+    }
+    after_cr_ = c == '\r';
+    if (c == '\n' || c == '\r') {
+      line(line_);
+      line_.clear();
+    } else {
+      line_ += c;
+    }
+  }
+}
+
+void WrittenEvents::line(const std::string& text) {
+  ended_id_.reset();
+  if (text.empty()) {
+    // Dispatch: the last event ID string is set even for an event without data (a priming
+    // event), and the buffer keeps its value for the events that follow.
+    last_event_id_ = id_buffer_.empty() ? std::nullopt : std::optional(id_buffer_);
+    if (event_id_ && !event_id_->empty()) {
+      ends_[*event_id_] = bytes_.size();
+      ended_id_ = event_id_;
+    }
+    event_id_.reset();
+    // Before the first event with an id nothing can be asked for again: keep no copy.
+    if (ends_.empty()) bytes_.clear();
+    return;
+  }
+  if (text.front() == ':') return;  // a comment
+  const auto colon = text.find(':');
+  const auto field = text.substr(0, colon);
+  std::string value;
+  if (colon != std::string::npos) {
+    value = text.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') value.erase(0, 1);
+  }
+  if (field == "id" && value.find('\0') == std::string::npos) {
+    id_buffer_ = value;
+    event_id_ = value;
+  } else if (field == "retry" && !value.empty() && value.size() < 16 &&
+             std::all_of(value.begin(), value.end(),
+                         [](unsigned char c) { return std::isdigit(c) != 0; })) {
+    retry_ms_ = std::stoll(value);
+  }
+}
+
+std::optional<std::string> WrittenEvents::after(const std::string& id) const {
+  const auto it = ends_.find(id);
+  if (it == ends_.end()) return std::nullopt;
+  return bytes_.substr(it->second);
 }
 
 }  // namespace mcpping

@@ -1,5 +1,8 @@
-// One open SSE response (a POST's stream, the GET listening stream or the legacy stream):
-// the interpreter queues chunks, an httplib worker writes them from the content provider.
+// One SSE stream (a POST's stream, the GET listening stream or the legacy stream): the
+// interpreter queues chunks, an httplib worker writes them from the content provider of the
+// stream's current connection. A stream outlives its connection when the server closes the
+// connection without ending the stream (2025-11-25): the client resumes it with a GET that
+// carries Last-Event-ID, on a new connection that first replays what followed that event.
 #pragma once
 
 #include <condition_variable>
@@ -14,8 +17,17 @@
 #include <httplib.h>
 
 #include "engine/channel.hpp"
+#include "http/sse_framing.hpp"
 
 namespace mcpping {
+
+// A resumption granted by SseStream::resume().
+struct Resumption {
+  std::optional<std::string> stream_last_event_id;  // the last event ID the stream had written
+  std::optional<std::int64_t> retry_ms;             // the last `retry:` it had written
+  Clock::time_point disconnected_at;                // when its previous connection ended
+  std::size_t replayed_bytes = 0;                   // written again first
+};
 
 class SseStream {
  public:
@@ -27,17 +39,39 @@ class SseStream {
   // Returns the sequence number of each chunk (1-based, increasing).
   std::vector<std::uint64_t> push(std::vector<std::string> chunks, bool finish);
   // Waits until chunk `seq` went out: when its write started, or nullopt when the stream
-  // broke, was stopped or `deadline` passed first.
+  // broke, was stopped or `deadline` passed first. A chunk queued while the stream has no
+  // connection waits for the client to resume it.
   std::optional<Clock::time_point> wait_written(std::uint64_t seq, Clock::time_point deadline);
 
-  // The httplib content provider. Blocks at most `kWake` per call (httplib 0.11 calls it
-  // in a loop and only checks for shutdown between calls), checks the client is still
-  // there, writes what is queued, ends the stream when finished.
-  bool provide(httplib::DataSink& sink);
+  // A connection starts serving the stream; `peer_fd` is its socket (-1: unknown), which an
+  // idle provider checks for a client that closed it (a write would only notice once data is
+  // due). Returns the connection's number, for provide().
+  std::uint64_t attach(int peer_fd);
 
-  // The connection's socket (-1: unknown). An idle provider checks it for a client that
-  // closed the stream: a write would only notice once data is due.
-  void watch_peer(int fd);
+  // The httplib content provider of connection `connection`. Blocks at most `kWake` per
+  // call (httplib 0.11 calls it in a loop and only checks for shutdown between calls),
+  // checks the client is still there, writes what is queued, ends the connection when the
+  // stream finished or the server disconnected it.
+  bool provide(httplib::DataSink& sink, std::uint64_t connection);
+
+  // Ends the current connection once what is queued now is written, without ending the
+  // stream: later chunks wait for resume(). False when the stream has ended or is already
+  // disconnected.
+  bool disconnect();
+  // Waits until a disconnect() took effect: when the connection ended, or nullopt when the
+  // stream broke, was stopped or `deadline` passed first.
+  std::optional<Clock::time_point> wait_disconnected(Clock::time_point deadline);
+  // The server ended the connection and the stream waits for the client to resume it.
+  bool disconnected() const;
+  // The client resumes the disconnected stream after event `last_event_id`: the next
+  // attach() replays what followed it, then what is queued. nullopt when the stream is not
+  // disconnected or wrote no event with that id.
+  std::optional<Resumption> resume(const std::string& last_event_id);
+  // Whether the stream wrote an event whose `id:` field was `id`.
+  bool wrote_event(const std::string& id) const;
+  // The last event ID and `retry:` the stream has written so far.
+  std::optional<std::string> last_event_id() const;
+  std::optional<std::int64_t> retry_ms() const;
 
   // Ends the stream at the provider's next wake (server shutdown, session deleted).
   void stop();
@@ -45,6 +79,11 @@ class SseStream {
 
  private:
   static constexpr auto kWake = std::chrono::milliseconds(50);
+
+  // Whether the current connection may write the front of the queue now.
+  bool writable_locked() const;
+  // Whether the current connection has written all it may before a disconnect.
+  bool closing_due_locked() const;
 
   const std::string name_;
   mutable std::mutex mutex_;
@@ -58,6 +97,13 @@ class SseStream {
   bool stopped_ = false;
   bool done_ = false;
   int peer_fd_ = -1;
+
+  std::uint64_t connection_ = 0;               // the current connection's number
+  std::optional<std::uint64_t> close_after_;   // disconnect(): the last chunk it still writes
+  std::optional<Clock::time_point> detached_;  // when the server ended the last connection
+  bool resuming_ = false;                      // resume() granted, attach() not yet called
+  std::string replay_;                         // written first by the next connection
+  WrittenEvents events_;                       // every byte written, read as a client would
 };
 
 }  // namespace mcpping

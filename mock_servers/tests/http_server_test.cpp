@@ -138,6 +138,183 @@ TEST(HttpServer, AwaitGetStreamWithoutOneIsUnsupported) {
         << "the script stopped before its send";
 }
 
+// ---- resumable streams (2025-11-25) ----
+
+httplib::Headers resume_headers(const std::string& session, const std::string& last_event_id) {
+  auto h = headers(session, "2025-11-25");
+  h.erase("Accept");
+  h.emplace("Accept", "text/event-stream");
+  if (!last_event_id.empty()) h.emplace("Last-Event-ID", last_event_id);
+  return h;
+}
+
+// The call's POST gets the priming event, then its connection closes with the call open.
+Json resumed_call_script(const std::string& priming, const Json& resumed_check,
+                         const Json& after = Json::array()) {
+  auto script = Json::array({{{"handshake", Json::object()}},
+                             expect_call(),
+                             {{"send_raw", priming}, {"on", "post:call"}},
+                             {{"disconnect", "post:call"}},
+                             resumed_check});
+  for (const auto& step : after) script.push_back(step);
+  return script;
+}
+
+// POSTs tools/call 2 and reads its stream until the server closes the connection.
+std::string until_disconnected(Harness& h, const std::string& session) {
+  StreamReader call(h.port(), "POST", "/mcp", headers(session, "2025-11-25"),
+                    call_request(2).dump());
+  auto bytes = call.wait_end();
+  EXPECT_EQ(call.status(), 200);
+  return bytes;
+}
+
+TEST(HttpServer, ADisconnectedPostStreamIsResumedByAGetWithItsLastEventId) {
+  Harness h(resumed_call_script(
+      "id: p1\nretry: 0\ndata: \n\n",
+      {{"await_resume", "post:call"},
+       {"check", check_def("resumed", "SHOULD")},
+       {"retry_check", check_def("waited-retry")}},
+      Json::array({{{"send", ping_frame("r1")}, {"label", "ping"}, {"on", "post:call"}},
+                   {{"expect_response", "ping"}, {"check", check_def("pong")}},
+                   {{"respond", "call"}, {"default", true}, {"on", "post:call"}}})));
+  const auto session = handshake(h);
+  EXPECT_EQ(until_disconnected(h, session), "id: p1\nretry: 0\ndata: \n\n")
+      << "the call is not answered";
+  // A listening stream may be open: the resumption is not a second listening stream.
+  StreamReader listening(h.port(), "GET", "/mcp", resume_headers(session, ""));
+  EXPECT_EQ(listening.status(), 200);
+  StreamReader resumed(h.port(), "GET", "/mcp", resume_headers(session, "p1"));
+  const auto first = resumed.wait_for("\"r1\"");
+  EXPECT_EQ(resumed.status(), 200);
+  ASSERT_EQ(data_messages(first).size(), 1u) << first;
+  Client c(h.port());
+  auto answer = c.post(pong("r1"), headers(session, "2025-11-25"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 202);
+  const auto messages = data_messages(resumed.wait_end());
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[1]["id"], 2) << "the call's result ends the resumed stream";
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+
+  const auto records = h.records();
+  EXPECT_EQ(find_check(records, "resumed")["outcome"], "met") << find_check(records, "resumed");
+  EXPECT_EQ(find_check(records, "waited-retry")["outcome"], "met");
+  EXPECT_EQ(find_check(records, "pong")["outcome"], "met");
+  bool resumes = false;
+  for (const auto& r : records_of(records, "http"))
+    if (r.value("resumes", "") == "post:2") resumes = true;
+  EXPECT_TRUE(resumes);
+  std::vector<std::string> post_closes;
+  for (const auto& r : records_of(records, "sse"))
+    if (r["stream"] == "post:2" && r["what"] == "close") post_closes.push_back(r["reason"]);
+  ASSERT_EQ(post_closes.size(), 2u);
+  EXPECT_EQ(post_closes[0].rfind("disconnected", 0), 0u) << post_closes[0];
+  EXPECT_EQ(post_closes[1], "ended");
+  for (const auto& r : records_of(records, "frame")) {
+    if (r.value("dir", "") == "s2c" && r["json"].value("id", Json()) == "r1") {
+      EXPECT_EQ(r["stream"], "post:2");
+    }
+  }
+}
+
+// "The server MAY use this header to replay messages that would have been sent after the last
+// event ID, on the stream that was disconnected": resuming from an earlier event replays what
+// followed it, and the check says the client did not name its last event.
+TEST(HttpServer, ResumingFromAnEarlierEventReplaysWhatFollowedIt) {
+  Harness h(Json::array(
+      {{{"handshake", Json::object()}},
+       expect_call(),
+       {{"send", ping_frame("a")}, {"label", "a"}, {"on", "post:call"}, {"sse", {{"id", "e1"}}}},
+       {{"send", ping_frame("b")}, {"label", "b"}, {"on", "post:call"}, {"sse", {{"id", "e2"}}}},
+       {{"disconnect", "post:call"}},
+       {{"await_resume", "post:call"}, {"check", check_def("resumed", "SHOULD")}},
+       {{"respond", "call"}, {"default", true}, {"on", "post:call"}}}));
+  const auto session = handshake(h);
+  ASSERT_EQ(data_messages(until_disconnected(h, session)).size(), 2u);
+  StreamReader resumed(h.port(), "GET", "/mcp", resume_headers(session, "e1"));
+  const auto bytes = resumed.wait_end();
+  const auto messages = data_messages(bytes);
+  ASSERT_EQ(messages.size(), 2u) << bytes;
+  EXPECT_EQ(messages[0], ping_frame("b")) << "replayed";
+  EXPECT_EQ(bytes.rfind("event: message\nid: e2\n", 0), 0u) << bytes;
+  EXPECT_EQ(messages[1]["id"], 2);
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto check = find_check(h.records(), "resumed");
+  EXPECT_EQ(check["outcome"], "degraded");
+  EXPECT_NE(check["actual"].get<std::string>().find("\"e2\""), std::string::npos) << check;
+}
+
+// The retry field is a lower bound: a GET sooner than it breaks the retry check, and what the
+// client never named opens a plain listening stream, not a resumption.
+TEST(HttpServer, AResumeSoonerThanTheRetryFieldBreaksTheRetryCheck) {
+  Harness h(resumed_call_script("id: p1\nretry: 60000\ndata: \n\n",
+                                {{"await_resume", "post:call"},
+                                 {"check", check_def("resumed", "SHOULD")},
+                                 {"retry_check", check_def("waited-retry")}},
+                                Json::array({{{"respond", "call"}, {"default", true}}})));
+  const auto session = handshake(h);
+  until_disconnected(h, session);
+  StreamReader unknown(h.port(), "GET", "/mcp", resume_headers(session, "nope"));
+  EXPECT_EQ(unknown.status(), 200);
+  StreamReader resumed(h.port(), "GET", "/mcp", resume_headers(session, "p1"));
+  EXPECT_EQ(data_messages(resumed.wait_end()).size(), 1u);
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto records = h.records();
+  EXPECT_EQ(find_check(records, "resumed")["outcome"], "met");
+  const auto retry = find_check(records, "waited-retry");
+  EXPECT_EQ(retry["outcome"], "broken") << retry;
+  EXPECT_NE(retry["expected"].get<std::string>().find("60000"), std::string::npos) << retry;
+}
+
+// A client that SHOULD resume and does not: the check is broken, the script stops there, and
+// the `unsupported` record tells the runner that what needed the stream is not judged. The
+// session's end stops the disconnected stream, so the call's default answer fails at once.
+TEST(HttpServer, AStreamNobodyResumesBreaksTheCheckAndMarksTheRestUnjudged) {
+  Harness h(resumed_call_script(
+      "id: p1\ndata: \n\n",
+      {{"await_resume", "post:call"}, {"check", check_def("resumed", "SHOULD")}},
+      Json::array({{{"send", ping_frame("never")}, {"label", "ping"}, {"on", "post:call"}}})));
+  const auto session = handshake(h);
+  until_disconnected(h, session);
+  StreamReader listening(h.port(), "GET", "/mcp", resume_headers(session, ""));
+  EXPECT_EQ(listening.status(), 200);
+  delete_session(h, session);  // the client gives up: the step need not wait its bound
+  EXPECT_EQ(h.finish(), "eof");
+  const auto records = h.records();
+  const auto check = find_check(records, "resumed");
+  EXPECT_EQ(check["outcome"], "broken");
+  EXPECT_NE(check["actual"].get<std::string>().find("without Last-Event-ID"), std::string::npos)
+      << check;
+  ASSERT_EQ(records_of(records, "unsupported").size(), 1u);
+  for (const auto& r : records_of(records, "frame"))
+    EXPECT_EQ(r["text"].get<std::string>().find("never"), std::string::npos);
+}
+
+TEST(HttpServer, ADisconnectNeedsAnOpenUnansweredPost) {
+  Harness h(Json::array({{{"handshake", Json::object()}},
+                         expect_call(),
+                         {{"respond", "call"}, {"default", true}},
+                         {{"disconnect", "post:call"}}}));
+  const auto session = handshake(h);
+  Client c(h.port());
+  auto answered = c.post(call_request(2), headers(session, "2025-11-25"));
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->get_header_value("Content-Type"), "application/json");
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  bool stopped = false;
+  for (const auto& r : records_of(h.records(), "event"))
+    if (r.value("what", "")
+            .find("cannot disconnect post:2: the POST of request 2 has no open "
+                  "stream") == 0)
+      stopped = true;
+  EXPECT_TRUE(stopped);
+}
+
 class FailNextPost : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FailNextPost, TheMatchingPostGetsTheFaultAndStillReachesTheScript) {

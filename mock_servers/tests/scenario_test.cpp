@@ -251,6 +251,26 @@ TEST(Scenario, HttpStepsAreValidated) {
             "/script/1/on: unknown route \"get-stream\" (known: \"get\", \"post:NAME\")");
   routed["on"] = "post:initialize";
   EXPECT_EQ(error(Json::array({handshake, routed}), http), "accepted");
+  // Resumable streams are Streamable HTTP's, and name a captured request's POST.
+  const std::vector<std::string> legacy = {"streamable-http", "sse"};
+  EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "post:initialize"}}}), legacy),
+            "/script/1/disconnect: disconnect is a Streamable HTTP step (resumable streams): the "
+            "case can list only \"streamable-http\" as its transport");
+  EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "get"}}}), http),
+            "/script/1/disconnect: must be \"post:NAME\", the stream of the POST of the request "
+            "captured as NAME");
+  EXPECT_EQ(
+      error(Json::array({handshake, {{"await_resume", "post:call"}, {"check", check}}}), http),
+      "/script/1/await_resume: nothing is captured as \"call\" before this step");
+  EXPECT_EQ(error(Json::array({handshake, {{"await_resume", "post:initialize"}}}), http),
+            "/script/1/check: required");
+  EXPECT_EQ(error(Json::array({handshake,
+                               {{"disconnect", "post:initialize"}},
+                               {{"await_resume", "post:initialize"},
+                                {"check", check},
+                                {"retry_check", test::check_def("r")}}}),
+                  http),
+            "accepted");
   // expect_post's `preferred` is a pattern like `http`.
   EXPECT_EQ(error(Json::array({handshake,
                                send,

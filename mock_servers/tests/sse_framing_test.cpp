@@ -54,5 +54,33 @@ TEST(SseFraming, ChunkingFollowsTheWriteMode) {
   EXPECT_EQ(chopped.chunk_count, (std::vector<std::size_t>{3, 2}));
 }
 
+// What a stream wrote, read back as a client reads it: the priming event sets the last event
+// ID even without data, events without an id keep it, and a resumption replays what followed
+// the named event.
+TEST(WrittenEvents, FollowsIdsAndRetryAsAClientParserDoes) {
+  WrittenEvents w;
+  w.add("id: p1\nretry: 500\ndata: \n\n");
+  EXPECT_EQ(w.last_event_id(), "p1");
+  EXPECT_EQ(w.retry_ms(), 500);
+  const std::string ping = "event: message\ndata: {\"id\":\"a\"}\n\n";
+  w.add(ping);
+  EXPECT_EQ(w.last_event_id(), "p1") << "an event without an id keeps the last one";
+  EXPECT_EQ(w.after("p1"), ping);
+  w.add(": a comment\nretry: soon\n\n");
+  EXPECT_EQ(w.retry_ms(), 500) << "a retry that is not digits is ignored";
+  EXPECT_FALSE(w.after("a").has_value()) << "a message's JSON id is no event id";
+}
+
+TEST(WrittenEvents, LinesSpanWritesAndCrlfEndsAnEventAfterItsLf) {
+  WrittenEvents w;
+  for (const char* piece : {"i", "d: e", "1\r", "\ndata: x\r\n", "\r", "\n", "data: y\r\n\r\n"})
+    w.add(piece);
+  EXPECT_EQ(w.last_event_id(), "e1");
+  EXPECT_EQ(w.after("e1"), "data: y\r\n\r\n");
+  w.add("id:\ndata: z\n\n");
+  EXPECT_FALSE(w.last_event_id().has_value()) << "an empty id field resets the last event ID";
+  EXPECT_TRUE(w.after("e1").has_value());
+}
+
 }  // namespace
 }  // namespace mcpping

@@ -66,6 +66,9 @@ inline const std::set<std::string> kFaults = {
                          // the reader's pong lands between them
     "serial-calls",      // runs concurrent calls one after the other
     "one-pending-slot",  // one "current request": a new one takes it from the call in flight
+    "no-resume",         // a POST stream that ends before the response fails it
+    "resume-without-last-event-id",  // resumes a broken POST stream with a GET lacking the header
+    "ignores-retry",                 // resumes a broken POST stream at once, whatever `retry:` says
 };
 
 inline std::set<std::string>& active_faults() {

@@ -1,6 +1,7 @@
 // The broken client over Streamable HTTP: each message its own POST, SSE answers parsed as
 // they arrive, server requests answered by a separate POST, an optional GET stream. Without a
-// fault it starts a new session when a request carrying its session id gets 404.
+// fault it starts a new session when a request carrying its session id gets 404, and resumes
+// a POST's stream that ended before the response with GET and Last-Event-ID.
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -147,11 +148,8 @@ class HttpConnection : public Connection {
       }
       return true;
     };
-    req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
-      if (!sse) {
-        plain.append(data, size);
-        return true;
-      }
+    // The events of the POST's stream, and of the stream resumed after it broke.
+    const auto read_events = [&](const char* data, std::size_t size) {
       std::vector<json> replies;  // batch-pongs: what this read answers, in one POST
       events.feed(data, size, [&](const std::string& type, const std::string& text) {
         if (type != "message") return;
@@ -174,7 +172,16 @@ class HttpConnection : public Connection {
         failure = "the pong could not be delivered";
       return failure.empty();
     };
+    req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
+      if (sse) return read_events(data, size);
+      plain.append(data, size);
+      return true;
+    };
     const auto result = client.send(req);
+    // The server ended the stream before the response, after an event with an id: resume it.
+    if (result && sse && !response && failure.empty() && !events.last_event_id().empty() &&
+        !has("no-resume"))
+      resume(events, read_events, bound);
     if (!failure.empty()) throw std::runtime_error(failure);
     if (auto why = take_stray_failure()) throw std::runtime_error(*why);
     if (!result && result.error() == httplib::Error::Read && !response) throw TimedOut(id, bound);
@@ -205,6 +212,23 @@ class HttpConnection : public Connection {
       if (has("no-initialized") && !has("no-get-stream")) open_get_stream();
     }
     return response->value("result", json::object());
+  }
+
+  // "If the client wishes to resume after a disconnection ... it SHOULD issue an HTTP GET to
+  // the MCP endpoint, and include the Last-Event-ID header", once "the given number of
+  // milliseconds" of the retry field have passed (1 s without one).
+  template <typename Read>
+  void resume(const SseEvents& events, Read& read_events, Timeout bound) {
+    if (!has("ignores-retry"))
+      std::this_thread::sleep_for(std::chrono::milliseconds(events.retry_ms().value_or(1000)));
+    httplib::Client client(origin_);
+    client.set_read_timeout(bound);
+    httplib::Headers h = headers(true);
+    h.erase("Accept");
+    h.emplace("Accept", "text/event-stream");
+    if (!has("resume-without-last-event-id")) h.emplace("Last-Event-ID", events.last_event_id());
+    client.Get(path_, h,
+               [&](const char* data, std::size_t size) { return read_events(data, size); });
   }
 
   // A 404 to a request that carried the session id: the session is gone. The faults keep it

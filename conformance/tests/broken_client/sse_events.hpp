@@ -1,6 +1,7 @@
 // Splits an SSE byte stream into events, for the broken client's HTTP transports.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "faults.hpp"
@@ -9,9 +10,14 @@ namespace broken {
 
 // Feeds bytes as they arrive; calls on_event(type, data) per complete event: the type from
 // `event:` ("message" when absent), the data lines joined with '\n'. With the
-// needs-event-message fault, an event without an explicit `event:` line is dropped.
+// needs-event-message fault, an event without an explicit `event:` line is dropped. The last
+// event id and `retry:` are kept for every event, one without data (a priming event)
+// included, as an EventSource keeps them.
 class SseEvents {
  public:
+  const std::string& last_event_id() const { return last_event_id_; }
+  const std::optional<long>& retry_ms() const { return retry_ms_; }
+
   template <typename OnEvent>
   void feed(const char* bytes, std::size_t size, OnEvent&& on_event) {
     buffer_.append(bytes, size);
@@ -20,6 +26,7 @@ class SseEvents {
       buffer_.erase(0, nl + 1);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) {
+        last_event_id_ = id_buffer_;
         const bool unnamed = event_.empty();
         if (has_data_ && !data_.empty() && !(unnamed && has("needs-event-message")))
           on_event(unnamed ? std::string("message") : event_, data_);
@@ -31,6 +38,13 @@ class SseEvents {
       } else if (line.rfind("data:", 0) == 0) {
         data_ += (has_data_ ? "\n" : "") + field_value(line, 5);
         has_data_ = true;
+      } else if (line.rfind("id:", 0) == 0) {
+        id_buffer_ = field_value(line, 3);
+      } else if (line.rfind("retry:", 0) == 0) {
+        const auto value = field_value(line, 6);
+        if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
+            value.size() < 10)
+          retry_ms_ = std::stol(value);
       }
     }
   }
@@ -44,6 +58,8 @@ class SseEvents {
 
   std::string buffer_, data_, event_;
   bool has_data_ = false;
+  std::string id_buffer_, last_event_id_;
+  std::optional<long> retry_ms_;
 };
 
 }  // namespace broken

@@ -1,4 +1,5 @@
-// HTTP transports only: fail_next_post, expect_post (docs/http-mock-server.md).
+// HTTP transports only: fail_next_post, expect_post, disconnect, await_resume
+// (docs/http-mock-server.md).
 #include <algorithm>
 
 #include "core/jsonrpc.hpp"
@@ -101,7 +102,143 @@ struct ExpectPost final : Step {
   }
 };
 
+// The server closes the connection of a POST's stream without ending the stream or answering
+// its request (2025-11-25: "the server MAY close the connection (without terminating the SSE
+// stream)"), so that the client resumes it.
+struct Disconnect final : Step {
+  std::string on;  // "post:NAME"
+
+  StepResult run(Run& run) const override {
+    const auto route = run.route_of(on);
+    if (!route) return StepResult::Failed;
+    const auto result = run.channel.disconnect(*route);
+    if (!result.ok) {
+      run.transcript.event("cannot disconnect " + *route + ": " + result.error);
+      return run.fail("disconnect failed");
+    }
+    std::string what = "closed the connection of " + *route + " without ending its stream";
+    Json extra{{"stream", *route}};
+    if (result.last_event_id) {
+      what += "; last event id " + safe_dump(Json(*result.last_event_id));
+      extra["last_event_id"] = *result.last_event_id;
+    } else {
+      what += "; no event of it carried an id: the client has nothing to resume it with";
+    }
+    if (result.retry_ms) {
+      what += ", retry " + std::to_string(*result.retry_ms) + " ms";
+      extra["retry_ms"] = *result.retry_ms;
+    }
+    run.transcript.event(what, std::move(extra));
+    return StepResult::Ok;
+  }
+};
+
+// A GET that could have resumed `route` (disconnected then) and did not, described.
+std::optional<std::string> missed_resumption(const ClientMessage& m, const std::string& route) {
+  const bool opened = m.event == "get-stream-opened";
+  if (!opened && m.event != "get-stream-refused") return std::nullopt;
+  const auto& waiting = m.meta.value("disconnected", Json::array());
+  if (std::find(waiting.begin(), waiting.end(), Json(route)) == waiting.end()) return std::nullopt;
+  std::string text = m.meta.contains("last_event_id")
+                         ? "a GET with Last-Event-ID " + safe_dump(m.meta["last_event_id"]) +
+                               ", no event of " + route + ","
+                         : "a GET without Last-Event-ID";
+  return text + (opened ? " opened the listening stream"
+                        : " got " + safe_dump(m.meta.value("status", Json())) +
+                              " (a listening stream was open)");
+}
+
+// Waits for the client to resume a stream the server disconnected: "it SHOULD issue an HTTP
+// GET to the MCP endpoint, and include the Last-Event-ID header to indicate the last event ID
+// it received", after "waiting the given number of milliseconds" of the last `retry:` field.
+struct AwaitResume final : Step {
+  std::string on;  // "post:NAME"
+  std::string within;
+  CheckDef check;
+  std::optional<CheckDef> retry_check;
+
+  StepResult run(Run& run) const override {
+    const auto route = run.route_of(on);
+    if (!route) return StepResult::Failed;
+    const auto within_ms = run.timeout(within);
+    const auto t0 = Clock::now();
+    std::vector<std::string> other_gets;  // GETs while it waited for one, that resumed nothing
+    auto& resumed = run.client.resumed;
+    Pump why = Pump::Stopped;
+    if (!resumed.count(*route)) {
+      why = run.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+        if (auto text = missed_resumption(m, *route)) other_gets.push_back(std::move(*text));
+        return m.event == "stream-resumed" && m.meta.value("stream", "") == *route;
+      });
+    }
+    const auto expected = "a GET with Last-Event-ID naming the last event written on " + *route +
+                          " before the server closed its connection, within " +
+                          format_ms(within_ms) + " ms";
+    const auto it = resumed.find(*route);
+    if (it == resumed.end()) {
+      if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
+      auto actual = why == Pump::Eof ? run.client.no_message_text(why, within_ms, t0)
+                                     : "no GET resumed it within " + format_ms(within_ms) + " ms";
+      if (!other_gets.empty()) actual += "; " + join(other_gets, "; ");
+      run.record(check, Outcome::Broken, expected, actual);
+      // What follows needs the resumed stream. A client that only SHOULD (or MAY) resume
+      // leaves it unjudged, not failed: its own check says what it skipped.
+      if (check.level != Level::Must) {
+        run.transcript.unsupported("the client did not resume " + *route + " (" +
+                                   std::string(to_string(check.level)) +
+                                   "): the checks that need the resumed stream are not judged");
+      }
+      return run.fail("the client did not resume the stream");
+    }
+    const auto& meta = it->second.meta;
+    const auto sent = meta.value("last_event_id", "");
+    const auto last = meta.value("stream_last_event_id", "");
+    const auto waited = meta.value("waited_ms", 0.0);
+    auto actual = "GET with Last-Event-ID " + safe_dump(Json(sent)) + ", " + format_ms(waited) +
+                  " ms after the connection closed";
+    auto outcome = Outcome::Met;
+    if (sent != last) {
+      outcome = Outcome::Degraded;
+      actual += ": an earlier event than the last one written (" + safe_dump(Json(last)) +
+                "), so what followed it is replayed";
+    }
+    run.record(check, outcome, expected, actual);
+    if (retry_check) judge_retry(run, meta, waited);
+    return StepResult::Ok;
+  }
+
+  // Only the lower bound is judged: waiting longer cannot be told from a slow network.
+  void judge_retry(Run& run, const Json& meta, double waited) const {
+    if (!meta.contains("retry_ms")) {
+      run.record(*retry_check, Outcome::Met, "no reconnection before the last retry field's delay",
+                 "no retry field was written: any delay respects it (waited " + format_ms(waited) +
+                     " ms)");
+      return;
+    }
+    const auto retry = meta["retry_ms"].get<double>();
+    run.record(*retry_check, waited >= retry ? Outcome::Met : Outcome::Broken,
+               "the resuming GET at least " + format_ms(retry) +
+                   " ms (the retry field) after the connection closed",
+               "after " + format_ms(waited) + " ms");
+  }
+};
+
 }  // namespace
+
+std::unique_ptr<Step> parse_disconnect(StepParser& p) {
+  auto s = std::make_unique<Disconnect>();
+  s->on = p.post_route_arg();
+  return s;
+}
+
+std::unique_ptr<Step> parse_await_resume(StepParser& p) {
+  auto s = std::make_unique<AwaitResume>();
+  s->on = p.post_route_arg();
+  s->within = p.timeout("within", "expect_ms");
+  s->check = p.check("check");
+  s->retry_check = p.optional_check("retry_check");
+  return s;
+}
 
 std::unique_ptr<Step> parse_fail_next_post(StepParser& p) {
   auto s = std::make_unique<FailNextPost>();

@@ -20,7 +20,7 @@ Parse parse_send, parse_send_raw, parse_respond;
 // steps/response_steps.cpp
 Parse parse_expect_response, parse_expect_error, parse_expect_no_response;
 // steps/http_steps.cpp
-Parse parse_fail_next_post, parse_expect_post;
+Parse parse_fail_next_post, parse_expect_post, parse_disconnect, parse_await_resume;
 // steps/process_steps.cpp
 Parse parse_pause, parse_stderr, parse_stderr_bytes, parse_close_stdin, parse_close_stdout,
     parse_hold_input, parse_await_held_input, parse_serve_defaults;
