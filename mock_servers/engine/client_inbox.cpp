@@ -210,6 +210,12 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
   }
 }
 
+Pump ClientInbox::await_event(const std::string& event, Clock::time_point deadline,
+                              const std::function<bool()>& reached) {
+  if (reached()) return Pump::Stopped;
+  return pump(deadline, [&](const ClientMessage& m) { return m.event == event; });
+}
+
 std::optional<ClientMessage> ClientInbox::await_message(const Json& pattern,
                                                         Clock::time_point deadline, Pump& why) {
   for (auto it = inbox.begin(); it != inbox.end(); ++it) {

@@ -55,6 +55,11 @@ class ClientInbox {
   std::optional<ClientMessage> await_message(const Json& pattern, Clock::time_point deadline,
                                              Pump& why);
 
+  // Waits until `reached()` holds: at once when a transport event already made it so, else
+  // until the event named `event` arrives (Pump::Stopped), the deadline or the end of input.
+  Pump await_event(const std::string& event, Clock::time_point deadline,
+                   const std::function<bool()>& reached);
+
   // Why nothing came: "nothing matching within 60.0 ms (waiting unmatched: ...)" and the like.
   std::string no_message_text(Pump why, double within_ms, Clock::time_point since) const;
 

@@ -120,11 +120,8 @@ struct AwaitGetStream final : Step {
   StepResult run(Run& run) const override {
     const auto within_ms = run.timeout(within);
     const auto t0 = Clock::now();
-    Pump why = Pump::Stopped;
-    if (!run.client.get_stream_open) {
-      why = run.pump(t0 + from_ms(within_ms),
-                     [&](const ClientMessage& m) { return m.event == "get-stream-opened"; });
-    }
+    const auto why = run.client.await_event("get-stream-opened", t0 + from_ms(within_ms),
+                                            [&] { return run.client.get_stream_open; });
     if (run.client.get_stream_open) {
       run.transcript.event("the client's GET stream is open (waited " +
                            format_ms(elapsed_ms(t0, Clock::now())) + " ms)");

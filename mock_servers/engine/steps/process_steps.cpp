@@ -112,11 +112,9 @@ struct AwaitHeldInput final : Step {
     const auto within_ms = run.timeout(within);
     const auto t0 = Clock::now();
     // The hold may have happened while an earlier step (the handshake) was waiting.
-    Pump why = Pump::Stopped;
-    if (!run.client.held_input_bytes) {
-      why = run.pump(t0 + from_ms(within_ms),
-                     [&](const ClientMessage& m) { return m.event == "partial-message"; });
-    }
+    const auto why = run.client.await_event("partial-message", t0 + from_ms(within_ms), [&] {
+      return run.client.held_input_bytes.has_value();
+    });
     if (run.client.held_input_bytes) {
       const auto bytes = *std::exchange(run.client.held_input_bytes, std::nullopt);
       run.transcript.event("held the client's input after " + std::to_string(bytes) +
