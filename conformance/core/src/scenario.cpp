@@ -277,8 +277,10 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
   }
 
   s.script = c.member(root, "script", "");
-  s.script_checks = validate_script(
+  auto summary = validate_script(
       s.script, ScriptContext{file.string(), &defaults.timeouts, &refs, &s.transports});
+  s.script_checks = std::move(summary.checks);
+  s.fixed_waits = std::move(summary.fixed_waits);
 
   if (root.contains("driver_checks")) {
     const auto& checks = c.array(root["driver_checks"], "/driver_checks");
@@ -351,6 +353,15 @@ bool Scenario::applies_to(std::string_view revision) const {
   const auto index = revision_index(revision);
   return index && *index >= *revision_index(revision_from) &&
          *index <= *revision_index(revision_until);
+}
+
+double Scenario::fixed_wait_ms(const TimeoutTable& timeouts) const {
+  double total = 0;
+  for (const auto& name : fixed_waits) {
+    const auto it = timeouts.find(name);
+    if (it != timeouts.end()) total += it->second;
+  }
+  return total;
 }
 
 TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier) {
