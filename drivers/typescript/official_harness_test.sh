@@ -4,6 +4,7 @@
 # on every case the harness covers: both runs on exactly those cases, then their results
 # compared case by case (through `table`, which reads each run's results.json).
 #   official_harness_test.sh RUNNER NODE TYPESCRIPT_DIR WORK_DIR
+# MCP_PING_TIMEOUT_MULTIPLIER (default 1) scales every bound of both runs, for a loaded machine.
 set -eu
 runner=$1
 node=$2
@@ -32,7 +33,8 @@ run() {
   label=$1
   shift
   status=0
-  "$runner" run --transport streamable-http --jobs 2 --report-dir "$work/$label" "$@" \
+  "$runner" run --transport streamable-http --jobs 2 \
+    --timeout-multiplier "${MCP_PING_TIMEOUT_MULTIPLIER:-1}" --report-dir "$work/$label" "$@" \
     >"$work/$label.out" 2>&1 || status=$?
   [ "$status" -le 1 ] || fail "the $label run exited $status: $(tail -n 20 "$work/$label.out")"
 }
