@@ -19,6 +19,9 @@ struct CaseObservations {
   ChildOutcome driver;
   DriverReport driver_report;
   TranscriptRecords transcript;
+  // The client is an official-suite harness (official_harness.hpp), not a driver: it prints
+  // no step lines and knows no exit 127, and its exit status says whether it completed.
+  bool official_harness = false;
 };
 
 struct Evaluation {
