@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
 
@@ -89,11 +90,15 @@ bool known(const BaselineEntry& entry, const KnownIds& ids) {
 }  // namespace
 
 Baseline load_baseline(const std::filesystem::path& file) {
+  const auto text = try_read_file(file);
+  if (!text) throw BaselineError(file.string() + ":0: cannot read the file");
+  return parse_baseline(*text, file);
+}
+
+Baseline parse_baseline(const std::string& text, const std::filesystem::path& file) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw BaselineError(file.string() + ":0: cannot read the file");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw BaselineError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
