@@ -34,6 +34,7 @@ std::vector<BaselineEntry> read_entries(const std::filesystem::path& file, const
     BaselineEntry entry;
     entry.line = node.Mark().line + 1;
     for (const auto& member : node) {
+      if (!member.first.IsScalar()) fail(file, member.first, key + ": a member's name is text");
       const auto name = member.first.as<std::string>();
       if (name != "case" && name != "check" && name != "transport" && name != "reason") {
         fail(file, member.first,
@@ -107,6 +108,7 @@ Baseline parse_baseline(const std::string& text, const std::filesystem::path& fi
   if (root.IsNull()) return baseline;
   if (!root.IsMap()) fail(file, root, "a baseline is a map with expected_failures and flaky");
   for (const auto& member : root) {
+    if (!member.first.IsScalar()) fail(file, member.first, "a key is text");
     const auto name = member.first.as<std::string>();
     if (name != "expected_failures" && name != "flaky") {
       fail(file, member.first, "unknown key '" + name + "' (known: expected_failures, flaky)");
