@@ -102,7 +102,14 @@ inline std::size_t mutate_json(std::uint8_t* data, std::size_t size, std::size_t
             LLVMFuzzerMutate(reinterpret_cast<std::uint8_t*>(text.data()), length, text.size()));
         node = text;
       } else if (node.is_number_integer()) {
-        node = node.get<std::int64_t>() + (pick(2) ? 1 : -1);
+        // In unsigned arithmetic, so that the ends of the range wrap instead of overflowing.
+        const std::uint64_t step = pick(2) ? 1 : ~std::uint64_t{0};
+        if (node.is_number_unsigned()) {
+          node = node.get<std::uint64_t>() + step;
+        } else {
+          node = static_cast<std::int64_t>(static_cast<std::uint64_t>(node.get<std::int64_t>()) +
+                                           step);
+        }
       }
       break;
     case 4:
