@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/files.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 
@@ -209,8 +210,16 @@ Defaults load_defaults(const std::filesystem::path& file) {
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
                        const Defaults& defaults, const SpecReferences& refs,
                        const ScriptValidator& validate_script) {
+  const auto text = try_read_file(file);
+  if (!text) throw FixtureError(file.string(), "", "cannot read the file");
+  return parse_scenario(*text, file, id, defaults, refs, validate_script);
+}
+
+Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
+                        const std::string& id, const Defaults& defaults, const SpecReferences& refs,
+                        const ScriptValidator& validate_script) {
   const Checker c(file.string());
-  const auto root = parse_json_file(file);
+  const auto root = parse_json_text(text, file.string());
   c.object(root, "");
   c.only_keys(root, kTopLevelKeys, "");
 

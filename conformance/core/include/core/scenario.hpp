@@ -119,6 +119,10 @@ using ScriptValidator = std::function<ScriptSummary(const Json&, const ScriptCon
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
                        const Defaults& defaults, const SpecReferences& refs,
                        const ScriptValidator& validate_script);
+// The same for a fixture's text already read; `file` names it in errors.
+Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
+                        const std::string& id, const Defaults& defaults, const SpecReferences& refs,
+                        const ScriptValidator& validate_script);
 
 // Loads every fixture under `scenarios_dir`, sorted by id. Throws on the first broken one.
 std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
