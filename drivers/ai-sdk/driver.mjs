@@ -40,6 +40,9 @@ function makeTransport({ transport, serverCommand: [command, ...args], serverUrl
 // request waits for as long as the connection lives.
 const requestOptions = (step) => (step.timeout_ms ? { timeout: step.timeout_ms } : undefined);
 
+// The message, and the cause's (undici's "fetch failed" says why only there).
+const describeError = (error) => [error?.message ?? error, error?.cause?.message].filter(Boolean).join(': ');
+
 let client;
 await runDriver({
   name: NAME,
@@ -49,7 +52,7 @@ await runDriver({
         transport: makeTransport(ctx),
         protocolVersionDiscovery: wantsDiscovery(ctx),
         // Errors the library cannot hand to a caller (dropped frames, transport errors).
-        onUncaughtError: (error) => console.error(`${NAME}: onUncaughtError:`, error?.message ?? error),
+        onUncaughtError: (error) => console.error(`${NAME}: onUncaughtError:`, describeError(error)),
       });
       return client.initializeResult ?? {};
     },
