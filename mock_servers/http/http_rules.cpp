@@ -53,6 +53,12 @@ constexpr HttpRule kRules[] = {
     // is refused as real servers refuse it, and noted, not failed.
     {HttpRuleId::BeforeSession, true, 400, "http:before-initialize", Level::Info,
      "lifecycle.init-first", "initialize is the client's first request"},
+    // A GET sent together with initialize, before its response (and the session id) could
+    // reach the client, may arrive just after the server created the session: it is the same
+    // early probe, so the same INFO, and it is attached to that session as a lenient server
+    // would (not http:session-id, which judges a client that had the id and left it out).
+    {HttpRuleId::GetBeforeSessionId, false, 400, "http:before-initialize", Level::Info,
+     "lifecycle.init-first", "initialize is the client's first request"},
 };
 
 constexpr bool rows_in_order() {
@@ -96,6 +102,7 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::NoSessionHeader:
       return request + " without Mcp-Session-Id";
     case HttpRuleId::BeforeSession:
+    case HttpRuleId::GetBeforeSessionId:
       return request + " before initialize: " + note;
     case HttpRuleId::ProtocolVersion:
     case HttpRuleId::OtherVersion:

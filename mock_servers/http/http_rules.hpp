@@ -31,6 +31,7 @@ enum class HttpRuleId {
   ContentType,         // a POST without Content-Type, or whose media type is not JSON
   NoSessionParam,      // legacy: a POST /message without ?sessionId (no check)
   BeforeSession,       // a request other than initialize before any session exists
+  GetBeforeSessionId,  // a GET without Mcp-Session-Id before the client acted on initialize
 };
 
 struct HttpRule {

@@ -40,7 +40,13 @@ std::string gone_note(const std::string& id, const HttpSession* session) {
 
 }  // namespace
 
-SessionCheck HttpSessions::check(const httplib::Request& req) const {
+SessionCheck HttpSessions::check(const httplib::Request& req) {
+  SessionCheck out = check_session_and_version(req);
+  if (req.method != "GET" && !out.session.empty()) sessions_[out.session].client_went_on = true;
+  return out;
+}
+
+SessionCheck HttpSessions::check_session_and_version(const httplib::Request& req) const {
   SessionCheck out;
   if (!req.has_header("Mcp-Session-Id")) {
     // Lenient: a request without the header belongs to the latest session, if it is live.
@@ -56,6 +62,11 @@ SessionCheck HttpSessions::check(const httplib::Request& req) const {
                                      "no Mcp-Session-Id, and the latest session is gone",
                                      rpc_error(-32001, "Session not found")});
       return out;
+    } else if (req.method == "GET" && !latest->second.client_went_on) {
+      out.broken.push_back(Rejection{HttpRuleId::GetBeforeSessionId,
+                                     "sent before the client had the initialize response (it "
+                                     "has sent nothing since initialize)"});
+      return out;  // nor could it know the negotiated protocol version
     } else {
       out.broken.push_back(Rejection{HttpRuleId::NoSessionHeader, "no Mcp-Session-Id header"});
     }

@@ -20,8 +20,11 @@ struct HttpSession {
   std::uint64_t serial = 0;  // creation order (ids compare as text: "10" before "2")
   std::optional<std::string> protocol_version;  // negotiated, from the initialize result
   bool deleted = false;                         // the client deleted it (DELETE)
-  std::string ended;                            // why the server ended it; "" while it lives
-  std::shared_ptr<SseStream> stream;            // GET listening stream (legacy: the SSE stream)
+  // A request of the client other than its initialize and its GETs came for this session:
+  // the client had the initialize response, so it knew the session id.
+  bool client_went_on = false;
+  std::string ended;                  // why the server ended it; "" while it lives
+  std::shared_ptr<SseStream> stream;  // GET listening stream (legacy: the SSE stream)
 
   // Deleted or ended: requests that name it get 404.
   bool gone() const { return deleted || !ended.empty(); }
@@ -47,7 +50,8 @@ class HttpSessions {
   bool contains(const std::string& id) const { return sessions_.count(id) != 0; }
 
   // The session and protocol version checks of a Streamable HTTP request after initialize.
-  SessionCheck check(const httplib::Request& req) const;
+  // A request other than a GET also notes that the client went on (HttpSession).
+  SessionCheck check(const httplib::Request& req);
 
   // Remembers the protocolVersion of an initialize result sent for `session`.
   void note_initialize_result(const std::string& session, const nlohmann::json& message);
@@ -73,6 +77,7 @@ class HttpSessions {
 
  private:
   std::string next_id(const std::string& prefix);
+  SessionCheck check_session_and_version(const httplib::Request& req) const;
 
   std::map<std::string, HttpSession> sessions_;
   std::string legacy_session_;  // the legacy session frames go to

@@ -23,5 +23,49 @@ TEST(HttpSessions, LatestGetStreamIsTheNewestSessionsPastTheTenth) {
   EXPECT_EQ(sessions.latest_get_stream(), second);
 }
 
+httplib::Request request(const std::string& method, const std::string& session = "") {
+  httplib::Request req;
+  req.method = method;
+  req.path = "/mcp";
+  if (!session.empty()) req.headers.emplace("Mcp-Session-Id", session);
+  return req;
+}
+
+std::vector<HttpRuleId> rules_of(const SessionCheck& check) {
+  std::vector<HttpRuleId> ids;
+  for (const auto& broken : check.broken) ids.push_back(broken.rule);
+  return ids;
+}
+
+// A client may open its GET stream together with initialize; that GET can arrive just after
+// the server created the session, before the client could know its id. It is the early
+// probe a GET before the session is (INFO), not a missing session header (MUST): found with
+// a client whose verdicts changed with the arrival order of two of its requests.
+TEST(HttpSessions, RegressionGetRacingTheInitializeResponseIsNotASessionIdBreak) {
+  HttpSessions sessions;
+  const auto id = sessions.create();
+  const auto early = sessions.check(request("GET"));
+  EXPECT_EQ(early.session, id);  // attached to the session, as a lenient server does
+  EXPECT_EQ(rules_of(early), std::vector<HttpRuleId>{HttpRuleId::GetBeforeSessionId});
+}
+
+TEST(HttpSessions, AGetWithoutTheIdAfterTheClientWentOnBreaksTheSessionRule) {
+  HttpSessions sessions;
+  const auto id = sessions.create();
+  EXPECT_TRUE(sessions.check(request("POST", id)).broken.empty());  // notifications/initialized
+  EXPECT_EQ(rules_of(sessions.check(request("GET"))),
+            std::vector<HttpRuleId>{HttpRuleId::NoSessionHeader});
+}
+
+// A client that never sends the header at all is caught on its first POST after initialize.
+TEST(HttpSessions, APostWithoutTheIdBreaksTheSessionRuleAtOnce) {
+  HttpSessions sessions;
+  sessions.create();
+  EXPECT_EQ(rules_of(sessions.check(request("POST"))),
+            std::vector<HttpRuleId>{HttpRuleId::NoSessionHeader});
+  EXPECT_EQ(rules_of(sessions.check(request("GET"))),
+            std::vector<HttpRuleId>{HttpRuleId::NoSessionHeader});
+}
+
 }  // namespace
 }  // namespace mcpping

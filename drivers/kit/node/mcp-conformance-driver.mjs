@@ -177,6 +177,10 @@ export async function runDriver({
   for (const [index, step] of steps.entries()) {
     let line;
     const fault = new Promise((_, reject) => { failCurrentStep = reject; });
+    // A library promise that never settles, with nothing left on the event loop, would make
+    // Node exit 13 ("unsettled top-level await") and read as a crash; held open, the step is
+    // what it is, a call that never returned, and the suite reports the hang.
+    const holdOpen = setInterval(() => {}, 1 << 30);
     try {
       const result = await Promise.race([runStep(step, index), fault]);
       line = JSON.stringify({ step: index, op: step.op, ok: true, result: result ?? {} });
@@ -184,6 +188,7 @@ export async function runDriver({
       log(`step ${index} (${step.op}) failed:`, error?.stack ?? error);
       line = JSON.stringify({ step: index, op: step.op, ok: false, error: describe(error, errorCode) });
     }
+    clearInterval(holdOpen);
     failCurrentStep = null;
     writeReport(line + '\n');
   }

@@ -29,6 +29,7 @@ async function rendezvous(step) {
 }
 
 const tools = {
+  lost: () => never(),
   'fail-rpc': () => { throw new LibraryError(-32601, 'Method not found'); },
   'fail-plain': () => { throw new Error('plain failure'); },
   log: () => {

@@ -10,13 +10,13 @@ import test from 'node:test';
 const echoDriver = new URL('./echo-driver.mjs', import.meta.url).pathname;
 const { cases } = JSON.parse(readFileSync(new URL('../../tests/cases.json', import.meta.url), 'utf8'));
 
-function runEchoDriver(context, transport = 'stdio', args = []) {
+function runEchoDriver(context, transport = 'stdio', args = [], timeout = 60000) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MCP_CONFORMANCE_')));
   env.MCP_CONFORMANCE_PROTOCOL_VERSION = '2025-11-25';
   if (transport !== null) env.MCP_CONFORMANCE_TRANSPORT = transport;
   if (context !== null) env.MCP_CONFORMANCE_CONTEXT = typeof context === 'string' ? context : JSON.stringify(context);
   const started = process.hrtime.bigint();
-  const done = spawnSync(process.execPath, [echoDriver, ...args], { env, encoding: 'utf8', timeout: 60000 });
+  const done = spawnSync(process.execPath, [echoDriver, ...args], { env, encoding: 'utf8', timeout });
   return { ...done, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
@@ -50,6 +50,16 @@ for (const kind of ['exception', 'rejection']) {
     ]);
   });
 }
+
+// Regression: a library promise that never settles left nothing on the event loop, so Node
+// exited 13 and the suite reported a crash instead of the hung call it was. The driver must
+// stay until it is stopped (here by spawnSync's bound, the case deadline in a real run).
+test('a call that never returns holds the driver until it is stopped, not exit 13', () => {
+  const done = runEchoDriver({ server, steps: [{ op: 'call_tool', name: 'lost' }] }, 'stdio', [], 1500);
+  assert.equal(done.status, null, `exited by itself with ${done.status}: ${done.stderr}`);
+  assert.equal(done.signal, 'SIGTERM');
+  assert.equal(done.stdout, '');
+});
 
 test('a result that is not JSON fails its step only', () => {
   const done = runEchoDriver({ server, steps: [{ op: 'call_tool', name: 'not-json' }, { op: 'close' }] });
