@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2317 # the sections are functions called by name ("section_$section")
 # Measures the suite and prints a dated Markdown report on stdout, each figure with the
 # command that produced it (docs/performance.md).
 #
@@ -14,7 +15,7 @@
 set -eu
 
 usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -205,7 +206,7 @@ section_overhead() {
         stdio) mock=$work/mcp-mock-stdio-server.times ;;
         *) mock=$work/mcp-mock-http-server.times ;;
       esac
-      [ -s "$mock" ] && [ -s "$work/driver.times" ] || continue
+      { [ -s "$mock" ] && [ -s "$work/driver.times" ]; } || continue
       total=$(last_field 2 "$work/overhead.times")
       driver=$(last_field 2 "$work/driver.times")
       mock_cpu=$(last_field 2 "$mock")
@@ -314,6 +315,8 @@ section_burst() {
   echo "|---|---|---|---|---|---|"
   for client in $(clients); do
     driver=$(driver_of "$client")
+    # The call pending during the burst must not time out first (the driver's default: 3 s).
+    [ "$client" = reference ] && driver="$driver --request-timeout-ms 120000"
     for transport in stdio streamable-http sse; do
       log=$work/burst-$client-$transport.log
       # shellcheck disable=SC2086
@@ -347,7 +350,9 @@ section_burst() {
   echo '```sh'
   echo "cp -R fixtures \$W/fixtures   # then \"repeat\": $pings in \$W/fixtures/scenarios/ping/burst.json"
   for client in $(clients); do
-    shown "$runner run --fixtures $work/fixtures --scenario ping/burst --transport T --jobs 1 --timeout-multiplier $multiplier --report-dir $work/burst -- $(driver_of "$client")"
+    driver=$(driver_of "$client")
+    [ "$client" = reference ] && driver="$driver --request-timeout-ms 120000"
+    shown "$runner run --fixtures $work/fixtures --scenario ping/burst --transport T --jobs 1 --timeout-multiplier $multiplier --report-dir $work/burst -- $driver"
   done
   echo '```'
 }
@@ -396,7 +401,7 @@ section_flood() {
     if [ $# -ge 3 ]; then row stdio "$mib MiB without a newline" "$2" "$3"; else trouble "stdio flood: no peak RSS"; fi
     # 4 KiB garbage lines: each is recorded in the transcript, as a client's line is.
     head -c 4095 /dev/zero | tr '\0' g >"$work/garbage-line"
-    # shellcheck disable=SC2016 # expanded by that sh
+    # shellcheck disable=SC2016,SC2046 # expanded by that sh; the figures are words
     set -- $(flood_stdio x sh -c 'yes "$(cat "$1")" | head -c "$2"' sh "$work/garbage-line" "$bytes")
     if [ $# -ge 3 ]; then row stdio "$mib MiB of 4 KiB garbage lines" "$2" "$3"; else trouble "stdio flood: no peak RSS"; fi
   else
@@ -417,9 +422,11 @@ section_flood() {
     url=$(sed -n 's/.*"url":"\([^"]*\)".*/\1/p' "$work/flood-http.url")
     if [ -n "$url" ]; then
       start=$(date +%s%N)
-      head -c "$bytes" /dev/zero | curl -s -o /dev/null -m 120 -X POST -T - \
+      # The server answers once the body passes its cap; -w says what it answered and how
+      # much of the body had gone by then.
+      answer=$(head -c "$bytes" /dev/zero | curl -s -o /dev/null -m 120 -X POST -T - \
         -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-        "$url" || true
+        -w 'HTTP %{http_code} after %{size_upload} bytes' "$url" 2>/dev/null || true)
       one=$(($(date +%s%N) - start))
       # Many POSTs: 1 MiB bodies, 32 at a time.
       head -c $((1024 * 1024)) /dev/zero >"$work/one-mib"
@@ -433,6 +440,7 @@ section_flood() {
     else
       one=0
       many=0
+      answer=
       trouble "the HTTP mock server printed no URL"
     fi
     # The mock server itself, not /usr/bin/time: time then reports when it has ended.
@@ -445,7 +453,7 @@ section_flood() {
       trouble "no peak RSS of the HTTP mock server (/usr/bin/time wrote nothing)"
       return
     fi
-    row streamable-http "one $mib MiB POST body ($(awk -v n="$one" 'BEGIN { printf "%.1f s", n / 1e9 }')), then $mib POSTs of 1 MiB, 32 at a time ($(awk -v n="$many" 'BEGIN { printf "%.1f s", n / 1e9 }'))" "$1" "$2"
+    row streamable-http "one $mib MiB POST body (${answer:-no answer}, $(awk -v n="$one" 'BEGIN { printf "%.1f s", n / 1e9 }')), then $mib POSTs of 1 MiB, 32 at a time ($(awk -v n="$many" 'BEGIN { printf "%.1f s", n / 1e9 }'))" "$1" "$2"
   else
     trouble "no resolved streamable-http script to run the HTTP mock server with"
   fi
@@ -456,7 +464,7 @@ section_flood() {
   shown "yes \"\$(head -c 4095 /dev/zero | tr '\\0' g)\" | head -c $bytes | /usr/bin/time -f %M $build/bin/mcp-mock-stdio-server --script $work/flood-stdio.json --evidence-dir $work/flood-evidence"
   shown "/usr/bin/time -f %M $build/bin/mcp-mock-http-server --script $work/flood-streamable-http.json --evidence-dir $work/flood-evidence &   # prints {\"url\":URL}"
   echo "head -c $bytes /dev/zero | curl -s -o /dev/null -X POST -T - -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' URL"
-  echo "curl -s -Z --parallel-max 32 -X POST --data-binary @one-mib -o /dev/null -K urls   # $mib lines url = \"URL\""
+  echo "curl -s -Z --parallel-max 32 -X POST --data-binary @one-mib -K urls   # $mib entries: url = \"URL\", output = \"/dev/null\""
   echo '```'
 }
 
