@@ -39,11 +39,17 @@ void for_each_server_socket(int server_port, Visit&& visit) {
 
 void configure_server(httplib::Server& server, const HttplibSizing& sizing) {
   const auto workers = sizing.workers;
-  // Each open stream and each idle keep-alive connection holds a worker in httplib 0.11.
+  // Each open stream and each connection waiting for its request holds a worker in httplib 0.11.
   server.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
   server.set_payload_max_length(sizing.max_body_bytes);
-  // Idle keep-alive connections would otherwise hold workers for 5 s.
-  server.set_keep_alive_timeout(2);
+  // One request per connection ("Connection: close" on every answer): a worker is free as
+  // soon as it has answered, instead of waiting for the client to send more or to close.
+  // Clients that open a connection per request (Node's fetch with a short keep-alive hint,
+  // docs/performance.md) otherwise hold a worker each until they get round to closing.
+  server.set_keep_alive_max_count(1);
+  // httplib 0.11 waits this long for the first request of a connection too: a loaded
+  // client may connect and write its request seconds later (2 s lost pongs of a burst).
+  server.set_keep_alive_timeout(kFirstRequestWaitSeconds);
   // A client that stops reading holds a worker 2 s, not the default 5 s.
   server.set_write_timeout(2, 0);
   server.set_tcp_nodelay(true);  // chopped events leave as separate segments, at once

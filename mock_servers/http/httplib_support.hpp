@@ -10,12 +10,17 @@
 
 namespace mcpping {
 
+// How long a new connection may stay silent before its request (httplib 0.11's keep-alive
+// timeout, which also bounds that wait); a silent connection holds a worker that long.
+constexpr int kFirstRequestWaitSeconds = 5;
+
 struct HttplibSizing {
   std::size_t workers = 64;
   std::size_t max_body_bytes = 4u << 20;
 };
 
-// Worker pool, body cap, keep-alive and write timeouts, TCP_NODELAY.
+// Worker pool, body cap, one request per connection, first-request and write timeouts,
+// TCP_NODELAY.
 void configure_server(httplib::Server& server, const HttplibSizing& sizing);
 
 // Raises the listen backlog of the socket bound to `server_port`.
