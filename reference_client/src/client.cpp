@@ -290,6 +290,7 @@ class Client::Impl {
   }
 
   void use_modern_version(const std::string& version) {
+    if (modern_ && meta_.protocol_version == version) return;
     meta_.protocol_version = version;
     modern_ = true;
     // Streamable HTTP: "Every POST request to the MCP endpoint MUST include an
