@@ -9,6 +9,7 @@
 #include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
+#include "engine/modern.hpp"
 #include "engine/run.hpp"
 
 namespace mcpping {
@@ -112,11 +113,12 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
     if (run_.take_owed_initialized(msg)) return false;
     const auto method = method_of(j);
     if (is_request(j) && method != "ping") ++client_requests;
+    if (is_request(j) && era() == Era::Modern) check_modern_request(msg);
     if (claim && claim(msg)) return true;
     if (is_request(j) && method == "ping") {
-      run_.send_one(make_result(j["id"], Json::object()));
+      run_.send_one(answer_to_ping(j));
     } else if (serving) {
-      if (auto answer = default_answer(j, run_.defaults)) run_.send_one(*answer);
+      if (auto answer = default_answer(j, run_.defaults, era())) run_.send_one(*answer);
     } else {
       inbox.push_back(std::move(msg));
     }
@@ -143,7 +145,7 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
     auto msg = std::move(*it);
     it = inbox.erase(it);
     if (claim && claim(msg)) return Pump::Stopped;
-    run_.send_one(make_result(msg.json["id"], Json::object()));
+    run_.send_one(answer_to_ping(msg.json));
   }
   for (;;) {
     if (eof_) return Pump::Eof;
@@ -263,6 +265,35 @@ std::string ClientInbox::no_message_text(Pump why, double within_ms,
     text += ")";
   }
   return text;
+}
+
+Era ClientInbox::era() const {
+  return negotiated_version && revision_is_modern(*negotiated_version) ? Era::Modern : Era::Legacy;
+}
+
+Json ClientInbox::answer_to_ping(const Json& ping) const {
+  if (era() == Era::Modern) return make_error(ping["id"], -32601, "Method not found");
+  return make_result(ping["id"], Json::object());
+}
+
+void ClientInbox::check_modern_request(const ClientMessage& message) {
+  const auto what = describe_message(message.json);
+  if (!meta_recorded_) {
+    const auto problems = meta_problems(message.json);
+    if (!problems.empty()) {
+      meta_recorded_ = true;
+      run_.record_implicit(CheckDef{"modern:request-meta", Level::Must, {"modern.meta-required"}},
+                           std::string("every request carries _meta with ") + kMetaProtocolVersion +
+                               " (a version the server supports) and " + kMetaClientCapabilities,
+                           what + ": " + join(problems, "; "));
+    }
+  }
+  if (!client_info_recorded_ && lacks_client_info(message.json)) {
+    client_info_recorded_ = true;
+    run_.record_implicit(CheckDef{"modern:client-info", Level::Should, {"modern.client-info"}},
+                         std::string("every request carries ") + kMetaClientInfo + " in _meta",
+                         what + " without it");
+  }
 }
 
 }  // namespace mcpping

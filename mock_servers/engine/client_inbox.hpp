@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/channel.hpp"
+#include "engine/default_server.hpp"
 
 namespace mcpping {
 
@@ -63,6 +64,15 @@ class ClientInbox {
   // Why nothing came: "nothing matching within 60.0 ms (waiting unmatched: ...)" and the like.
   std::string no_message_text(Pump why, double within_ms, Clock::time_point since) const;
 
+  // The session's lifecycle: modern once a discover step settled on a modern version.
+  Era era() const;
+  // A modern session: records the per-request _meta fields the request lacks, as the mock
+  // server's own checks (modern:request-meta, MUST; modern:client-info, SHOULD), each once
+  // per case; the request is processed all the same, as a lenient server would.
+  void check_modern_request(const ClientMessage& message);
+  // The answer to a client ping: {} (legacy), or -32601 in a modern session (ping is gone).
+  Json answer_to_ping(const Json& ping) const;
+
   std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
   std::vector<ClientMessage> responses;  // every client response, in order
   std::size_t client_requests = 0;       // client requests other than ping so far
@@ -94,6 +104,8 @@ class ClientInbox {
   bool eof_ = false;
   bool flood_recorded_ = false;
   bool invalid_recorded_ = false;
+  bool meta_recorded_ = false;
+  bool client_info_recorded_ = false;
 };
 
 }  // namespace mcpping

@@ -1,5 +1,7 @@
 #include "engine/default_server.hpp"
 
+#include "core/scenario.hpp"
+#include "engine/modern.hpp"
 #include "engine/script.hpp"
 
 namespace mcpping {
@@ -32,18 +34,27 @@ Json initialize_result(const Json& request, const ServerDefaults& d) {
       version = offered->get<std::string>();
     }
   }
+  if (revision_is_modern(version)) version = latest_legacy_revision();
   return Json{{"protocolVersion", version},
               {"capabilities", d.capabilities},
               {"serverInfo", d.server_info}};
 }
 
-std::optional<Json> default_answer(const Json& message, const ServerDefaults& d) {
+std::optional<Json> default_answer(const Json& message, const ServerDefaults& d, Era era) {
   if (!message.is_object()) return std::nullopt;
   const auto method = message.find("method");
   const auto id = message.find("id");
   if (method == message.end() || id == message.end()) return std::nullopt;
   if (!method->is_string()) return make_error(*id, -32600, "Invalid Request");
   const auto& name = method->get_ref<const std::string&>();
+  if (era == Era::Modern) {
+    if (name == "server/discover") return make_result(*id, discover_result(d));
+    if (name == "ping" || name == "initialize") return make_error(*id, -32601, "Method not found");
+    auto answer = default_answer(message, d, Era::Legacy);
+    if (answer && answer->contains("result"))
+      (*answer)["result"] = modern_result(std::move((*answer)["result"]), d);
+    return answer;
+  }
   if (name == "ping") return make_result(*id, Json::object());
   if (name == "initialize") return make_result(*id, initialize_result(message, d));
   if (name == "tools/list") return make_result(*id, Json{{"tools", d.tools}});

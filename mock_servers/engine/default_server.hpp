@@ -21,12 +21,20 @@ struct ServerDefaults {
 ServerDefaults server_defaults_from(const Json& resolved);
 
 // The initialize result: the client's protocol version if it is a known revision, else
-// the run's.
+// the run's; never a modern one, since "An initialize request selects legacy semantics"
+// (a modern offer gets the newest legacy revision).
 Json initialize_result(const Json& initialize_request, const ServerDefaults& defaults);
 
+// Which lifecycle the session runs: an initialize handshake, or per-request metadata.
+enum class Era { Legacy, Modern };
+
 // The complete response frame the default server sends to `message`, or nullopt when it
-// sends none (notifications, responses, anything without a usable id).
-std::optional<Json> default_answer(const Json& message, const ServerDefaults& defaults);
+// sends none (notifications, responses, anything without a usable id). In a modern session
+// ping and initialize are unknown methods (-32601: "If a client calls an unsupported RPC,
+// the server MUST return a Method not found JSON-RPC error"), server/discover is answered
+// and results carry resultType.
+std::optional<Json> default_answer(const Json& message, const ServerDefaults& defaults,
+                                   Era era = Era::Legacy);
 
 // {"jsonrpc":"2.0","id":id,"result":result} and its error counterpart.
 Json make_result(const Json& id, Json result);

@@ -24,7 +24,7 @@ struct Interpreter::Impl {
     for (const auto& [name, msg] : run.captures) {
       if (run.responded.count(name) || !is_request(msg)) continue;
       run.responded.insert(name);
-      if (auto answer = default_answer(msg, run.defaults)) run.send_one(*answer);
+      if (auto answer = default_answer(msg, run.defaults, run.client.era())) run.send_one(*answer);
     }
   }
 
@@ -38,7 +38,8 @@ struct Interpreter::Impl {
     while (!client.inbox.empty()) {
       auto msg = std::move(client.inbox.front());
       client.inbox.pop_front();
-      if (auto answer = default_answer(msg.json, run.defaults)) run.send_one(*answer);
+      if (auto answer = default_answer(msg.json, run.defaults, run.client.era()))
+        run.send_one(*answer);
     }
     return finish(run.pump(run.case_deadline, nullptr));
   }

@@ -25,6 +25,7 @@ const std::vector<StepKind>& step_kinds() {
   // clang-format off
   static const std::vector<StepKind> kinds = {
       {"handshake", {"as", "within", "check", "capabilities"}, T::Any, steps::parse_handshake},
+      {"discover", {"as", "within", "check"}, T::Any, steps::parse_discover},
       {"expect", {"as", "within", "check"}, T::Any, steps::parse_expect},
       {"send", {"label", "repeat", "write", "chunk", "on", "sse"}, T::Any, steps::parse_send},
       {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},

@@ -56,5 +56,34 @@ TEST(DefaultServer, NotificationsAndResponsesGetNothing) {
   EXPECT_FALSE(default_answer(Json::parse(R"({"jsonrpc":"2.0","id":1,"result":{}})"), d));
 }
 
+TEST(DefaultServer, AModernSessionHasNoPingNorInitializeAndAnswersDiscover) {
+  const auto d = defaults();
+  const auto modern = Era::Modern;
+  auto answer =
+      default_answer(Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"), d, modern);
+  EXPECT_EQ((*answer)["error"]["code"], Json(-32601));
+  answer =
+      default_answer(Json::parse(R"({"jsonrpc":"2.0","id":2,"method":"initialize"})"), d, modern);
+  EXPECT_EQ((*answer)["error"]["code"], Json(-32601));
+  answer = default_answer(Json::parse(R"({"jsonrpc":"2.0","id":3,"method":"server/discover"})"), d,
+                          modern);
+  EXPECT_EQ((*answer)["result"]["supportedVersions"], Json::array({"2026-07-28"}));
+  answer =
+      default_answer(Json::parse(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})"), d, modern);
+  EXPECT_EQ((*answer)["result"]["resultType"], Json("complete"));
+  EXPECT_EQ((*answer)["result"]["tools"], d.tools);
+  // A legacy session knows no server/discover.
+  answer = default_answer(Json::parse(R"({"jsonrpc":"2.0","id":5,"method":"server/discover"})"), d);
+  EXPECT_EQ((*answer)["error"]["code"], Json(-32601));
+}
+
+TEST(DefaultServer, InitializeNeverSelectsAModernVersion) {
+  const auto result = initialize_result(
+      Json::parse(
+          R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2026-07-28"}})"),
+      defaults());
+  EXPECT_EQ(result["protocolVersion"], Json("2025-11-25"));
+}
+
 }  // namespace
 }  // namespace mcpping

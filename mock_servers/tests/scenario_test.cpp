@@ -348,6 +348,10 @@ TEST(Scenario, RevisionsAndTransports) {
   EXPECT_EQ(revision_index("2026-07-28"), 4u);
   EXPECT_FALSE(revision_index("2025-01-01"));
   EXPECT_EQ(known_transports(), (std::vector<std::string>{"stdio", "streamable-http", "sse"}));
+  EXPECT_TRUE(revision_is_modern("2026-07-28"));
+  EXPECT_FALSE(revision_is_modern("2025-11-25"));
+  EXPECT_FALSE(revision_is_modern("2099-01-01"));  // unknown: not claimed
+  EXPECT_EQ(latest_legacy_revision(), "2025-11-25");
 }
 
 TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {

@@ -22,7 +22,7 @@ TEST(StepTable, ParsesEachStepOnceIntoItsKind) {
   ASSERT_EQ(parsed.checks.size(), 3u);
   EXPECT_EQ(parsed.checks[0].id, "handshake");
   EXPECT_EQ(parsed.checks[2].id, "pong");
-  EXPECT_EQ(step_kinds().size(), 23u);
+  EXPECT_EQ(step_kinds().size(), 24u);
 }
 
 // The runner schedules by the waits a script always sits out (conformance/case_schedule.hpp):

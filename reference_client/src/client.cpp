@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "modern_session.hpp"
 
 namespace mcp {
 
@@ -18,6 +21,8 @@ namespace {
 // Revisions that use the initialize handshake, the ones this client speaks.
 constexpr std::array<std::string_view, 4> kKnownVersions = {"2024-11-05", "2025-03-26",
                                                             "2025-06-18", "2025-11-25"};
+// What a client that was asked for a modern version offers a legacy server it fell back to.
+constexpr std::string_view kNewestLegacyVersion = "2025-11-25";
 
 struct Outcome {
   json result;
@@ -55,7 +60,9 @@ Error error_from_response(const json& error) {
 class Client::Impl {
  public:
   Impl(std::unique_ptr<Transport> transport, ClientOptions options)
-      : transport_(std::move(transport)), options_(std::move(options)) {
+      : transport_(std::move(transport)),
+        options_(std::move(options)),
+        legacy_version_(options_.protocol_version) {
     if (!options_.logger) options_.logger = stderr_logger();
   }
 
@@ -82,7 +89,8 @@ class Client::Impl {
 
     json result;
     try {
-      result = handshake(timeout);
+      result = modern::is_modern_version(options_.protocol_version) ? start_modern(timeout)
+                                                                    : handshake(timeout);
     } catch (...) {
       close();
       throw;
@@ -96,9 +104,15 @@ class Client::Impl {
       initialize_result_ = result;
     }
     log(LogLevel::info,
-        "connected; protocol version " + result["protocolVersion"].get<std::string>());
+        "connected; protocol version " + (modern_ ? meta_.protocol_version + " (modern)"
+                                                  : result["protocolVersion"].get<std::string>()));
     if (options_.keepalive.interval.count() > 0) {
-      keepalive_thread_ = std::thread([this] { run_keepalive(); });
+      if (modern_) {
+        // SEP-2575: ping is "Removed in both directions"; transport mechanisms tell liveness.
+        log(LogLevel::info, "keepalive pings are off: a modern session has no ping");
+      } else {
+        keepalive_thread_ = std::thread([this] { run_keepalive(); });
+      }
     }
     return result;
   }
@@ -118,7 +132,8 @@ class Client::Impl {
       pending_.emplace(*id, pending);
     }
 
-    if (const std::error_code ec = transport_->send(make_request(*id, method, params))) {
+    const json sent = modern_ ? modern::with_request_meta(params, meta_) : params;
+    if (const std::error_code ec = transport_->send(make_request(*id, method, sent))) {
       take_pending(*id);
       throw Error(errc::send_failed, "could not send " + method + ": " + ec.message());
     }
@@ -225,10 +240,68 @@ class Client::Impl {
     return pending;
   }
 
+  // The modern lifecycle: no initialize. The server/discover probe comes first ("SHOULD probe
+  // with server/discover before sending any other request"), then every request carries the
+  // io.modelcontextprotocol/* fields in _meta. A legacy server (any other error, or no
+  // answer in time) gets the initialize handshake at the newest legacy version instead.
+  json start_modern(Timeout timeout) {
+    meta_.client_capabilities = options_.capabilities;
+    meta_.client_info = {{"name", options_.client_info.name},
+                         {"version", options_.client_info.version}};
+    std::string version = options_.protocol_version;
+    for (int attempt = 0;; ++attempt) {
+      use_modern_version(version);
+      try {
+        json result = request("server/discover", json::object(), timeout);
+        if (!result.is_object())
+          throw Error(errc::invalid_response, "server/discover result is not an object");
+        const auto chosen =
+            modern::choose_version(result.value("supportedVersions", json()), version);
+        if (!chosen) {
+          throw Error(errc::unsupported_protocol_version,
+                      "the server supports none of this client's modern versions: " +
+                          excerpt(result.value("supportedVersions", json())));
+        }
+        use_modern_version(*chosen);
+        return result;
+      } catch (const Error& e) {
+        const auto outcome = modern::probe_outcome(e);
+        if (!outcome) throw;
+        if (*outcome == modern::ProbeOutcome::legacy) {
+          log(LogLevel::info, std::string("server/discover: ") + e.what() +
+                                  "; a legacy server: falling back to initialize");
+          modern_ = false;
+          legacy_version_ = kNewestLegacyVersion;
+          return handshake(timeout);
+        }
+        // A modern server that does not speak `version`: "Use one of the versions in its
+        // advertised supported list. Do not fall back to initialize."
+        const auto other =
+            e.rpc_code() == modern::unsupported_protocol_version && e.data().is_object()
+                ? modern::choose_version(e.data().value("supported", json()), version)
+                : std::nullopt;
+        if (attempt > 0 || !other || *other == version) {
+          throw Error(errc::unsupported_protocol_version,
+                      std::string("the modern server refused server/discover: ") + e.what());
+        }
+        version = *other;
+      }
+    }
+  }
+
+  void use_modern_version(const std::string& version) {
+    if (modern_ && meta_.protocol_version == version) return;
+    meta_.protocol_version = version;
+    modern_ = true;
+    // Streamable HTTP: "Every POST request to the MCP endpoint MUST include an
+    // MCP-Protocol-Version header", the probe's included.
+    transport_->set_protocol_version(version);
+  }
+
   // initialize, then notifications/initialized; tells the transport the agreed version.
   json handshake(Timeout timeout) {
     const json params = {
-        {"protocolVersion", options_.protocol_version},
+        {"protocolVersion", legacy_version_},
         {"capabilities", options_.capabilities},
         {"clientInfo",
          {{"name", options_.client_info.name}, {"version", options_.client_info.version}}}};
@@ -276,7 +349,7 @@ class Client::Impl {
     }
     const std::string chosen = version->get<std::string>();
     const bool known =
-        chosen == options_.protocol_version ||
+        chosen == legacy_version_ ||
         std::find(kKnownVersions.begin(), kKnownVersions.end(), chosen) != kKnownVersions.end();
     // MCP lifecycle: "If the client does not support the version in the server's response,
     // it SHOULD disconnect."
@@ -337,6 +410,15 @@ class Client::Impl {
 
   void on_request(const json& frame) {
     const std::string method = frame["method"].get<std::string>();
+    if (modern_) {
+      // "Servers MUST NOT initiate JSON-RPC requests", and the client "MUST NOT write
+      // JSON-RPC responses" (stdio) / "MUST NOT send JSON-RPC responses" (Streamable HTTP):
+      // neither a result nor an error may go back. Logged and dropped; the session goes on.
+      log(LogLevel::warning, "server request '" + method +
+                                 "' in a modern session: servers do not send requests there; "
+                                 "not answered");
+      return;
+    }
     const std::optional<RequestId> id = RequestId::from_json(frame["id"]);
     if (!id) {
       // MCP: request ids are strings or integers, never null. An error reply would need a
@@ -507,6 +589,10 @@ class Client::Impl {
 
   std::unique_ptr<Transport> transport_;
   ClientOptions options_;
+  std::string legacy_version_;  // offered in initialize
+  // A modern session: set by connect() before any request, read by every thread after.
+  std::atomic<bool> modern_{false};
+  modern::RequestMeta meta_;  // written only by connect(), before the session is shared
 
   mutable std::mutex mutex_;
   State state_ = State::idle;

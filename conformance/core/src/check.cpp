@@ -46,7 +46,8 @@ CheckDef handshake_check() {
 }
 
 bool is_reserved_check_id(std::string_view id) {
-  return id == handshake_check().id || id.rfind("transport:", 0) == 0;
+  return id == handshake_check().id || id.rfind("transport:", 0) == 0 ||
+         id.rfind("modern:", 0) == 0;
 }
 
 }  // namespace mcpping

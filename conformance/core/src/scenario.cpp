@@ -167,6 +167,21 @@ const std::vector<std::string>& known_transports() {
 
 bool revision_has_batches(std::string_view revision) { return revision == "2025-03-26"; }
 
+bool revision_is_modern(std::string_view revision) {
+  const auto index = revision_index(revision);
+  return index && *index >= *revision_index("2026-07-28");
+}
+
+const std::string& latest_legacy_revision() {
+  static const std::string revision = [] {
+    std::string last;
+    for (const auto& r : known_revisions())
+      if (!revision_is_modern(r)) last = r;
+    return last;
+  }();
+  return revision;
+}
+
 std::optional<std::string> transport_absent_at(std::string_view transport,
                                                std::string_view revision) {
   constexpr std::string_view kStreamableFrom = "2025-03-26";

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
@@ -69,6 +70,10 @@ inline const std::set<std::string> kFaults = {
     "no-resume",         // a POST stream that ends before the response fails it
     "resume-without-last-event-id",  // resumes a broken POST stream with a GET lacking the header
     "ignores-retry",                 // resumes a broken POST stream at once, whatever `retry:` says
+    "legacy-replies",         // modern session: answers server requests as a legacy client (pong);
+                              // with method-not-found, with -32601
+    "modern-request-aborts",  // modern session: a server request aborts the process
+    "skips-discover",         // modern session: starts with its request, no server/discover probe
 };
 
 inline std::set<std::string>& active_faults() {
@@ -76,6 +81,23 @@ inline std::set<std::string>& active_faults() {
   return faults;
 }
 inline bool has(const char* fault) { return active_faults().count(fault) > 0; }
+
+// A modern session (2026-07-28): no initialize, _meta on every request, no responses.
+inline bool& modern_session() {
+  static bool modern = false;
+  return modern;
+}
+
+// A request's params in the session: in a modern one, with the per-request _meta fields.
+inline json request_params(json params, const std::string& version) {
+  if (!modern_session()) return params;
+  if (!params.is_object()) params = json::object();
+  params["_meta"]["io.modelcontextprotocol/protocolVersion"] = version;
+  params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json::object();
+  params["_meta"]["io.modelcontextprotocol/clientInfo"] = {{"name", "mcp-broken-client"},
+                                                           {"version", "1"}};
+  return params;
+}
 
 // The messages in one frame the server wrote: the object, or the elements of a JSON-RPC
 // batch (2025-03-26), which drops-batches ignores. Anything else holds none.
@@ -121,6 +143,11 @@ inline bool kills_idle_reader(const json& frame, const std::string& pending) {
 // The reply to a server request or notification, per the active faults; null for none.
 inline json reply_to(const json& frame) {
   const std::string method = frame["method"].is_string() ? frame["method"].get<std::string>() : "";
+  // A modern client writes no responses; the faults break that, or die of the request.
+  if (modern_session() && frame.contains("id")) {
+    if (has("modern-request-aborts")) std::abort();
+    if (!has("legacy-replies") && !has("method-not-found")) return nullptr;
+  }
   if (!frame.contains("id")) {
     if (method == "ping" && (has("reply-to-notification") || has("late-reply-to-notification"))) {
       // The defect is the delay itself: the reply comes after the server's quiet window.

@@ -30,6 +30,18 @@ void print_step(std::size_t step, const std::string& op, bool ok, const json& pa
   std::cout << line.dump() << std::endl;
 }
 
+// The revision the client speaks (--protocol-version, else the run's).
+std::string& session_revision() {
+  static std::string revision;
+  return revision;
+}
+
+// A request with the session's params (modern: the per-request _meta fields).
+json request(broken::Connection& connection, const std::string& method, const json& params,
+             std::optional<broken::Timeout> timeout) {
+  return connection.request(method, broken::request_params(params, session_revision()), timeout);
+}
+
 // The step's timeout_ms; no-request-timeout ignores it and waits far longer than any case.
 std::optional<broken::Timeout> timeout_of(const json& step) {
   if (broken::has("no-request-timeout")) return std::chrono::seconds(30);
@@ -40,7 +52,7 @@ std::optional<broken::Timeout> timeout_of(const json& step) {
 // The driver's ping op, with the faults of a client's own ping.
 json own_ping(std::unique_ptr<broken::Connection>& connection, const json& step) {
   try {
-    json result = connection->request("ping", json::object(), timeout_of(step));
+    json result = request(*connection, "ping", json::object(), timeout_of(step));
     if (broken::has("ping-rejects-empty-result") && result.empty())
       throw std::runtime_error("invalid ping result: {}");
     return result;
@@ -61,10 +73,9 @@ void cancel(broken::Connection& connection, const broken::TimedOut& e) {
 }
 
 json call_tool(broken::Connection& connection, const json& call, const json& step) {
-  return connection.request(
-      "tools/call",
-      {{"name", call["name"]}, {"arguments", call.value("arguments", json::object())}},
-      timeout_of(step));
+  return request(connection, "tools/call",
+                 {{"name", call["name"]}, {"arguments", call.value("arguments", json::object())}},
+                 timeout_of(step));
 }
 
 // call_tools_concurrently: each call on its own thread, all in flight together; one entry
@@ -120,6 +131,8 @@ int main(int argc, char** argv) {
   if (!transport || !context_text || !run_revision) die("MCP_CONFORMANCE_* variables missing");
   // The revision of the run, unless --protocol-version says what to offer instead.
   const std::string revision = offered.value_or(run_revision);
+  session_revision() = revision;
+  broken::modern_session() = revision >= std::string("2026-07-28");
   const json context = json::parse(context_text, nullptr, false);
   if (context.is_discarded() || !context.contains("steps")) die("bad MCP_CONFORMANCE_CONTEXT");
   const std::string kind = transport;
@@ -151,13 +164,20 @@ int main(int argc, char** argv) {
           std::this_thread::sleep_for(std::chrono::seconds(6));
           throw std::runtime_error("connect timed out: the server never spoke first");
         }
-        result =
-            connection->request("initialize",
-                                {{"protocolVersion", revision},
-                                 {"capabilities", json::object()},
-                                 {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}},
-                                std::nullopt);
-        if (!broken::has("no-initialized")) connection->notify("notifications/initialized", json());
+        if (broken::modern_session()) {
+          // No initialize: the server/discover probe, unless it skips it.
+          if (!broken::has("skips-discover"))
+            result = request(*connection, "server/discover", json::object(), std::nullopt);
+        } else {
+          result = connection->request(
+              "initialize",
+              {{"protocolVersion", revision},
+               {"capabilities", json::object()},
+               {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}},
+              std::nullopt);
+          if (!broken::has("no-initialized"))
+            connection->notify("notifications/initialized", json());
+        }
       } else if (op == "idle") {
         std::this_thread::sleep_for(std::chrono::milliseconds(step.value("ms", 0)));
       } else if (op == "close") {
@@ -172,7 +192,7 @@ int main(int argc, char** argv) {
       } else if (op == "call_tools_concurrently") {
         result = call_concurrently(*connection, step["calls"]);
       } else if (op == "list_tools") {
-        result = connection->request("tools/list", json::object(), timeout_of(step));
+        result = request(*connection, "tools/list", json::object(), timeout_of(step));
       } else if (op == "ping") {
         result = own_ping(connection, step);
       }

@@ -348,7 +348,7 @@ struct ExpectNoResponse final : Step {
     const std::string what = forbid_any ? "no response at all" : "no success response";
     const auto expected = what + " to " + std::to_string(requests.size()) + " frame(s) sent as \"" +
                           label + "\", watched until the end of the run";
-    std::vector<std::string> violations, errors;
+    std::vector<std::string> violations, errors, all;
     for (const auto& [r, req] : seen) {
       const auto text = (r->json.contains("error")
                              ? describe_error(r->json) + " with id " +
@@ -358,6 +358,7 @@ struct ExpectNoResponse final : Step {
                         (r->at > end ? " (after the " + format_ms(window_ms) +
                                            " ms window: the server had gone on)"
                                      : "");
+      all.push_back(text);
       if (r->json.contains("error")) errors.push_back(text);
       if (forbid_any || !r->json.contains("error")) violations.push_back(text);
     }
@@ -369,7 +370,13 @@ struct ExpectNoResponse final : Step {
     } else {
       run.record(check, Outcome::Broken, expected, first_five(violations));
     }
-    if (info_check) {
+    if (info_check && forbid_any) {
+      // Where no response at all is allowed, it records whatever came instead (an error with
+      // its code, a success result); silence meets it.
+      run.record(*info_check, all.empty() ? Outcome::Met : Outcome::Broken,
+                 "the response, if any: an error (with its code) or a result",
+                 all.empty() ? "no response " + watched : first_five(all));
+    } else if (info_check) {
       // Silence meets it; an error response is recorded with its code (INFORMATIONAL for an
       // INFO check): both are acceptable answers to a malformed request.
       run.record(*info_check, errors.empty() ? Outcome::Met : Outcome::Broken,

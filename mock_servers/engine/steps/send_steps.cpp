@@ -83,7 +83,7 @@ struct Respond final : Step {
     Json frame;
     try {
       if (answer == Answer::Default) {
-        auto reply = default_answer(request, run.defaults);
+        auto reply = default_answer(request, run.defaults, run.client.era());
         if (!reply) {
           run.transcript.event("the default server has no answer for \"" + name + "\"");
           return run.fail("no default answer");

@@ -13,6 +13,8 @@ using Parse = std::unique_ptr<Step>(StepParser&);
 
 // steps/handshake.cpp
 Parse parse_handshake;
+// steps/discover.cpp
+Parse parse_discover;
 // steps/expect_steps.cpp
 Parse parse_expect, parse_expect_none, parse_await_get_stream, parse_observe_client_pings;
 // steps/send_steps.cpp

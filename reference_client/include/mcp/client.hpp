@@ -34,6 +34,9 @@ struct KeepaliveOptions {
 
 struct ClientOptions {
   Implementation client_info;
+  // A legacy version (2024-11-05 to 2025-11-25) is offered in initialize; a modern one
+  // (2026-07-28) starts a modern session: server/discover, _meta on every request, no
+  // initialize, no ping, server requests left unanswered (docs/reference-client.md).
   std::string protocol_version = "2025-11-25";
   nlohmann::json capabilities = nlohmann::json::object();
   // Default timeout of every request; each call can override it.
@@ -62,7 +65,9 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   // Starts the transport, runs initialize and sends notifications/initialized; starts
-  // keepalive if configured. Returns the InitializeResult. Throws mcp::Error.
+  // keepalive if configured. Returns the InitializeResult. For a modern protocol_version:
+  // probes with server/discover instead and returns the DiscoverResult (a legacy server gets
+  // the initialize handshake at 2025-11-25). Throws mcp::Error.
   nlohmann::json connect(Timeout timeout = std::nullopt);
 
   // tools/call; returns the CallToolResult.
@@ -92,7 +97,7 @@ class Client {
   void close();
 
   bool connected() const;
-  // The InitializeResult of the last successful connect(), or null.
+  // The InitializeResult (modern: DiscoverResult) of the last successful connect(), or null.
   nlohmann::json initialize_result() const;
 
  private:

@@ -38,8 +38,8 @@ CheckDef parse_check(const FixtureReader& reader, const Json& value, const std::
 // The check the handshake records: lifecycle order.
 CheckDef handshake_check();
 
-// Ids the mock servers record on their own ("handshake", "transport:*"); a fixture cannot
-// declare them.
+// Ids the mock servers record on their own ("handshake", "transport:*", "modern:*"); a
+// fixture cannot declare them.
 bool is_reserved_check_id(std::string_view id);
 
 struct CheckRecord {

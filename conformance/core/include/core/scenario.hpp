@@ -32,6 +32,13 @@ const std::vector<std::string>& known_transports();
 // adds JSONRPCBatchRequest and JSONRPCBatchResponse; 2025-06-18 removes them).
 bool revision_has_batches(std::string_view revision);
 
+// Whether `revision` is a modern one: per-request metadata and server/discover, no
+// initialize handshake, no ping (2026-07-28 on; "Modern: protocol versions that convey
+// version, identity, and capabilities as per-request metadata").
+bool revision_is_modern(std::string_view revision);
+// The newest revision with the initialize handshake (2025-11-25): what an initialize selects.
+const std::string& latest_legacy_revision();
+
 // Why `transport` has no place in a session at `revision`, or nullopt when it has one.
 // Streamable HTTP exists from 2025-03-26 on. stdio exists in every revision, and so does
 // legacy HTTP+SSE: it is the 2024-11-05 transport, and from 2025-03-26 on the transports

@@ -1,0 +1,82 @@
+#include "engine/modern.hpp"
+
+#include <algorithm>
+
+#include "core/scenario.hpp"
+#include "core/text.hpp"
+
+namespace mcpping {
+
+namespace {
+
+// The request's params._meta, or null.
+const Json* meta_of(const Json& request) {
+  const auto params = request.find("params");
+  if (params == request.end() || !params->is_object()) return nullptr;
+  const auto meta = params->find("_meta");
+  return meta != params->end() && meta->is_object() ? &*meta : nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_modern_revisions() {
+  std::vector<std::string> out;
+  for (const auto& revision : known_revisions())
+    if (revision_is_modern(revision)) out.push_back(revision);
+  return out;
+}
+
+Json discover_result(const ServerDefaults& defaults) {
+  return modern_result(Json{{"supportedVersions", supported_modern_revisions()},
+                            {"capabilities", defaults.capabilities}},
+                       defaults);
+}
+
+Json modern_result(Json result, const ServerDefaults& defaults) {
+  result["resultType"] = "complete";
+  result["_meta"][kMetaServerInfo] = defaults.server_info;
+  return result;
+}
+
+std::optional<std::string> meta_protocol_version(const Json& request) {
+  const auto* meta = meta_of(request);
+  if (!meta) return std::nullopt;
+  const auto version = meta->find(kMetaProtocolVersion);
+  if (version == meta->end() || !version->is_string()) return std::nullopt;
+  return version->get<std::string>();
+}
+
+std::vector<std::string> meta_problems(const Json& request) {
+  const auto* meta = meta_of(request);
+  if (!meta) return {"no params._meta"};
+  std::vector<std::string> problems;
+  const auto version = meta->find(kMetaProtocolVersion);
+  if (version == meta->end()) {
+    problems.push_back(std::string("no ") + kMetaProtocolVersion);
+  } else if (!version->is_string()) {
+    problems.push_back(std::string(kMetaProtocolVersion) + " is " + safe_dump(*version) +
+                       ", not a string");
+  } else {
+    const auto supported = supported_modern_revisions();
+    if (std::find(supported.begin(), supported.end(), version->get<std::string>()) ==
+        supported.end()) {
+      problems.push_back(std::string(kMetaProtocolVersion) + " " + safe_dump(*version) +
+                         " is not a version the server supports (" + join(supported, ", ") + ")");
+    }
+  }
+  const auto capabilities = meta->find(kMetaClientCapabilities);
+  if (capabilities == meta->end()) {
+    problems.push_back(std::string("no ") + kMetaClientCapabilities);
+  } else if (!capabilities->is_object()) {
+    problems.push_back(std::string(kMetaClientCapabilities) + " is " + safe_dump(*capabilities) +
+                       ", not an object");
+  }
+  return problems;
+}
+
+bool lacks_client_info(const Json& request) {
+  const auto* meta = meta_of(request);
+  return !meta || !meta->contains(kMetaClientInfo);
+}
+
+}  // namespace mcpping

@@ -1,0 +1,124 @@
+// discover: the start of a modern session (revision 2026-07-28 on), in place of handshake.
+//
+// There is no initialize: "Every request supplies this metadata in its _meta field". A client
+// SHOULD probe with server/discover first on stdio (RECOMMENDED when it speaks only modern
+// versions) and MAY on HTTP, so the step takes whichever request comes first:
+//   - server/discover: answered with the DiscoverResult; the probe check is met;
+//   - another request: a modern client that did not probe; the request stays for the steps
+//     after this one and the probe check is broken;
+//   - initialize: a legacy client. The server answers as a dual-era server does ("An
+//     initialize request selects legacy semantics"), records the legacy version it negotiated
+//     and stops with an `unsupported` record: the runner reports the case UNSUPPORTED for the
+//     negotiated version, as for any session outside a case's revisions.
+// Either way the session's version is recorded as negotiated (an `event` with `negotiated`),
+// and from then on every client request's _meta is checked (ClientInbox::check_modern_request).
+#include "core/jsonrpc.hpp"
+#include "core/scenario.hpp"
+#include "core/text.hpp"
+#include "engine/default_server.hpp"
+#include "engine/modern.hpp"
+#include "engine/run.hpp"
+#include "engine/steps/step_kinds.hpp"
+
+namespace mcpping::steps {
+
+namespace {
+
+struct Discover final : Step {
+  std::string as = "discover";  // the capture of the request; `<as>_result` its result
+  std::string within = "expect_ms";
+  std::optional<CheckDef> check;  // the probe: server/discover before any other request
+
+  StepResult run(Run& run) const override {
+    const auto within_ms = run.timeout(within);
+    const std::string expected =
+        "server/discover as the client's first request, within " + format_ms(within_ms) + " ms";
+    const auto t0 = Clock::now();
+    std::optional<ClientMessage> first;
+    // Client pings are answered by the pump; notifications wait in the inbox.
+    const auto why = run.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+      if (!is_request(m.json) || method_of(m.json) == "ping") return false;
+      first = m;
+      return true;
+    });
+    if (!first) {
+      if (why == Pump::Interrupted) return run.after_wait(why);  // not reached
+      if (check)
+        run.record(*check, Outcome::Broken, expected,
+                   "no request: " + run.client.no_message_text(why, within_ms, t0));
+      run.stop_reason = "no request to start the session";
+      return run.after_wait(why);
+    }
+    const auto method = method_of(first->json);
+    const auto waited = format_ms(std::max(0.0, elapsed_ms(t0, first->at))) + " ms";
+    if (method == "initialize") return legacy_session(run, *first);
+
+    const auto offered = meta_protocol_version(first->json);
+    const auto version =
+        offered && revision_is_modern(*offered) ? *offered : supported_modern_revisions().front();
+    settle_version(run, version);
+    run.client.check_modern_request(*first);
+    const auto offered_text = " (" + std::string(kMetaProtocolVersion) + " " +
+                              (offered ? "\"" + *offered + "\"" : std::string("absent")) + ")";
+    if (method == "server/discover") {
+      run.captures[as] = first->json;
+      run.responded.insert(as);
+      const auto result = discover_result(run.defaults);
+      run.captures[as + "_result"] = result;
+      if (!run.send_one(make_result(first->json["id"], result))) {
+        if (check)
+          run.record(*check, Outcome::Broken, expected, "the DiscoverResult could not be written");
+        return run.fail("write failed");
+      }
+      if (check)
+        run.record(*check, Outcome::Met, expected,
+                   "server/discover" + offered_text + " after " + waited);
+      return StepResult::Ok;
+    }
+    // A modern request without a probe: the later steps take it.
+    run.client.inbox.push_front(std::move(*first));
+    if (check)
+      run.record(*check, Outcome::Broken, expected,
+                 describe_message(run.client.inbox.front().json) + offered_text + " after " +
+                     waited + ", without probing with server/discover first");
+    return StepResult::Ok;
+  }
+
+  static void settle_version(Run& run, const std::string& version) {
+    run.client.negotiated_version = version;
+    run.transcript.event("negotiated protocol version " + version + " (modern: per-request _meta)",
+                         {{"negotiated", version}, {"step", run.step_index}});
+  }
+
+  // A legacy client: answered as a dual-era server answers it, then the case cannot run.
+  static StepResult legacy_session(Run& run, const ClientMessage& init) {
+    run.captures["initialize"] = init.json;
+    run.responded.insert("initialize");
+    const auto result = initialize_result(init.json, run.defaults);
+    const auto version = result["protocolVersion"].get<std::string>();
+    if (!run.send_one(make_result(init.json["id"], result))) return run.fail("write failed");
+    run.client.negotiated_version = version;
+    run.transcript.event(
+        "negotiated protocol version " + version + " (legacy: the client sent initialize)",
+        {{"negotiated", version}, {"step", run.step_index}});
+    run.transcript.unsupported(
+        "the client started a legacy session (initialize, answered with protocol version " +
+        version + "): the case needs a modern one (server/discover, per-request _meta)");
+    return run.fail("a legacy session: the case needs a modern one");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Step> parse_discover(StepParser& p) {
+  p.empty_arg();
+  auto s = std::make_unique<Discover>();
+  if (p.has("as")) s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
+  s->within = p.timeout("within", "expect_ms");
+  s->check = p.optional_check("check");
+  p.capture(s->as);
+  p.capture(s->as + "_result");
+  return s;
+}
+
+}  // namespace mcpping::steps

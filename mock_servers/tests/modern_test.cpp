@@ -1,0 +1,58 @@
+#include "engine/modern.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mcpping {
+namespace {
+
+Json request_with_meta(const Json& meta) {
+  return Json{
+      {"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}, {"params", {{"_meta", meta}}}};
+}
+
+TEST(Modern, DiscoverResultListsTheModernVersionsCapabilitiesAndIdentity) {
+  ServerDefaults d;
+  d.capabilities = {{"tools", Json::object()}};
+  d.server_info = {{"name", "mock"}, {"version", "1"}};
+  const auto result = discover_result(d);
+  EXPECT_EQ(result["supportedVersions"], Json::array({"2026-07-28"}));
+  EXPECT_EQ(result["capabilities"], d.capabilities);
+  EXPECT_EQ(result["resultType"], Json("complete"));
+  EXPECT_EQ(result["_meta"][kMetaServerInfo], d.server_info);
+}
+
+TEST(Modern, ACompleteMetaHasNoProblems) {
+  const auto request = request_with_meta({{kMetaProtocolVersion, "2026-07-28"},
+                                          {kMetaClientCapabilities, Json::object()},
+                                          {kMetaClientInfo, {{"name", "c"}, {"version", "1"}}}});
+  EXPECT_TRUE(meta_problems(request).empty());
+  EXPECT_FALSE(lacks_client_info(request));
+  EXPECT_EQ(meta_protocol_version(request), "2026-07-28");
+}
+
+TEST(Modern, EachMissingOrMalformedRequiredFieldIsNamed) {
+  EXPECT_EQ(meta_problems(Json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}),
+            std::vector<std::string>{"no params._meta"});
+  const auto problems = meta_problems(
+      request_with_meta({{kMetaProtocolVersion, 2026}, {kMetaClientCapabilities, 1}}));
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("not a string"), std::string::npos);
+  EXPECT_NE(problems[1].find("not an object"), std::string::npos);
+  const auto old = meta_problems(request_with_meta(
+      {{kMetaProtocolVersion, "2025-11-25"}, {kMetaClientCapabilities, Json::object()}}));
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_NE(old[0].find("not a version the server supports"), std::string::npos);
+  EXPECT_TRUE(lacks_client_info(request_with_meta({{kMetaProtocolVersion, "2026-07-28"}})));
+}
+
+TEST(Modern, AModernResultKeepsItsMembers) {
+  ServerDefaults d;
+  d.server_info = {{"name", "mock"}};
+  const auto result = modern_result(Json{{"tools", Json::array()}}, d);
+  EXPECT_EQ(result["tools"], Json::array());
+  EXPECT_EQ(result["resultType"], Json("complete"));
+  EXPECT_EQ(result["_meta"][kMetaServerInfo], d.server_info);
+}
+
+}  // namespace
+}  // namespace mcpping
