@@ -85,10 +85,15 @@ std::string transport_name(const std::string& transport) {
   return transport;
 }
 
-std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& options) {
+// Why the wait ended, for a person; `end_reason` is the transcript's `end` record's.
+std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& options,
+                           const std::string& end_reason) {
   switch (wait.end) {
     case ScriptEnd::kEnded:
-      return "the script ended";
+      if (end_reason == "eof") return "the script ended: the client closed the connection";
+      if (end_reason == "deadline") return "the script ended: the case deadline passed";
+      if (end_reason == "output closed") return "the script ended: it closed the server's output";
+      return "the script ended (" + end_reason + ")";
     case ScriptEnd::kServerExited:
       return "the mock server exited without ending its script";
     case ScriptEnd::kInterrupted:
@@ -96,11 +101,11 @@ std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& option
              (wait.signal == SIGINT    ? "SIGINT"
               : wait.signal == SIGTERM ? "SIGTERM"
                                        : "SIGHUP") +
-             "): stopping the mock server and judging what came";
+             "): the mock server was stopped; judging what came";
     case ScriptEnd::kNeverStarted:
       return "no client started the mock server within " + std::to_string(options.wait_ms) + " ms";
     case ScriptEnd::kOverstayed:
-      return "the mock server still ran after the case deadline: stopping it";
+      return "the mock server still ran after the case deadline: it was stopped";
   }
   return "";
 }
@@ -303,7 +308,6 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   // Over HTTP the server is up already; over stdio the client starts it when it connects.
   const ScriptEndWait ended =
       wait_for_script_end(dir, stdio ? wait : grace * 2, wait + kMockWatchdog + grace);
-  out << why_it_stopped(ended, options) << "\n" << std::flush;
   if (http_server) {
     http_server->stop(grace);
   } else {
@@ -317,6 +321,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   observed.transport = options.transport;
   observed.driver = std::nullopt;  // a person drove the client
   observed.transcript = read_transcript(dir / "transcript.jsonl");
+  out << why_it_stopped(ended, options, observed.transcript.end_reason) << "\n";
   Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);
   result.verdict = evaluation.verdict;
   result.reason = evaluation.reason;

@@ -118,7 +118,7 @@ void expect_a_clean_session(Serve& serve, const std::string& transport) {
        {std::string("connect"),
         std::string("call the tool \"echo\" with "
                     "{\"text\":\"nonce-while-awaiting\"}"),
-        std::string("the script ended"), std::string("checks:\n"),
+        std::string("the script ended: the client closed the connection"), std::string("checks:\n"),
         std::string("  PASS          [MUST] ping/while-awaiting:pong"),
         std::string("not judged (no driver in serve mode)"),
         std::string("[MUST] ping/while-awaiting:call-result-delivered"), expected_tail}) {
@@ -171,7 +171,7 @@ TEST(ServeCli, CtrlCStopsTheMockServerAndReportsWhatItRecorded) {
   const int status = serve.finish();
   EXPECT_EQ(status, 1) << serve.output();
   for (const std::string& text :
-       {std::string("interrupted (SIGINT): stopping the mock server"), std::string("checks:\n"),
+       {std::string("interrupted (SIGINT): the mock server was stopped"), std::string("checks:\n"),
         std::string("  FAIL          [MUST] ping/while-awaiting:handshake"),
         std::string("not reached"), std::string("not judged (no driver in serve mode)"),
         std::string("FAIL  ping/while-awaiting (streamable-http)")}) {
