@@ -2,7 +2,9 @@
 // driver, given the contract's environment by hand), then serve's own ending and judging.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 
+#include <cstdio>
 #include <optional>
 
 #include <gtest/gtest.h>
@@ -178,6 +180,47 @@ TEST(ServeCli, CtrlCStopsTheMockServerAndReportsWhatItRecorded) {
     EXPECT_NE(serve.output().find(text), std::string::npos) << "lacks " << text << " in\n"
                                                             << serve.output();
   }
+  expect_judged_evidence(serve, "FAIL");
+}
+
+// Over stdio the client started the server; a Ctrl-C stops it through mock.pid. The client
+// here is the printed command run on a fifo the test writes initialize into.
+TEST(ServeCli, CtrlCStopsTheStdioServerTheClientStarted) {
+  Serve serve("ping/while-awaiting", "stdio");
+  const auto argv_json = serve.line_starting("  argv (JSON): ");
+  ASSERT_TRUE(argv_json) << serve.output();
+  ASSERT_TRUE(serve.line_starting("Waiting up to")) << serve.output();
+  const fs::path fifo = serve.evidence().parent_path() / "client-to-server";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<std::string> client = {"/bin/sh", "-c", "exec \"$@\" <\"$0\"", fifo.string()};
+  for (const auto& word : nlohmann::json::parse(*argv_json)) client.push_back(word);
+  BackgroundProcess server(client, serve.evidence().parent_path() / "server.stderr");
+  std::FILE* to_server = std::fopen(fifo.c_str(), "w");  // waits for the server's end
+  ASSERT_NE(to_server, nullptr);
+  std::fputs(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
+             R"("protocolVersion":"2025-11-25","capabilities":{},)"
+             R"("clientInfo":{"name":"by-hand","version":"1"}}})"
+             "\n",
+             to_server);
+  std::fflush(to_server);
+  const auto answer = server.next_line(kLineBound);  // the server runs its script
+  ASSERT_TRUE(answer) << "no initialize response";
+  EXPECT_NE(answer->find("\"protocolVersion\""), std::string::npos) << *answer;
+
+  serve.interrupt();
+  const int status = serve.finish();
+  std::fclose(to_server);
+  EXPECT_EQ(status, 1) << serve.output();
+  for (const std::string& text : {std::string("interrupted (SIGINT): the mock server was stopped"),
+                                  std::string("[MUST] ping/while-awaiting:call-received"),
+                                  std::string("FAIL  ping/while-awaiting (stdio)")}) {
+    EXPECT_NE(serve.output().find(text), std::string::npos) << "lacks " << text << " in\n"
+                                                            << serve.output();
+  }
+  EXPECT_NE(read_text(serve.evidence() / "transcript.txt").find("received SIGTERM"),
+            std::string::npos);
+  const auto stopped = server.wait(kLineBound);
+  ASSERT_TRUE(stopped.has_value()) << "serve left the server running";
   expect_judged_evidence(serve, "FAIL");
 }
 
