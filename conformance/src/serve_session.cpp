@@ -130,18 +130,13 @@ void write_served_verdict(const CaseResult& result, const std::vector<UnjudgedCh
 
 const Scenario& pick_served_case(const std::vector<Scenario>& catalogue,
                                  const ServeOptions& options) {
-  const Scenario* picked = nullptr;
-  std::vector<std::string> matches;
+  std::vector<const Scenario*> matches;
   for (const auto& scenario : catalogue) {
-    if (scenario.id == options.scenario) {
-      picked = &scenario;
-      matches = {scenario.id};
+    if (scenario.id == options.scenario) {  // an exact id wins, whatever else it matches
+      matches = {&scenario};
       break;
     }
-    if (glob_matches(options.scenario, scenario.id)) {
-      picked = &scenario;
-      matches.push_back(scenario.id);
-    }
+    if (glob_matches(options.scenario, scenario.id)) matches.push_back(&scenario);
   }
   const std::string given = "--scenario '" + options.scenario + "'";
   if (matches.empty()) {
@@ -151,14 +146,14 @@ const Scenario& pick_served_case(const std::vector<Scenario>& catalogue,
                                     : "; close matches: " + join(close, ", ")));
   }
   if (matches.size() > 1) {
-    const std::size_t shown = std::min<std::size_t>(matches.size(), 8);
-    std::vector<std::string> listed(matches.begin(),
-                                    matches.begin() + static_cast<std::ptrdiff_t>(shown));
-    if (shown < matches.size())
-      listed.push_back("and " + std::to_string(matches.size() - shown) + " more");
+    std::vector<std::string> listed;
+    for (std::size_t i = 0; i < matches.size() && i < 8; ++i) listed.push_back(matches[i]->id);
+    if (listed.size() < matches.size())
+      listed.push_back("and " + std::to_string(matches.size() - listed.size()) + " more");
     throw UsageError(given + " matches " + std::to_string(matches.size()) +
                      " cases; serve runs one: " + join(listed, ", "));
   }
+  const Scenario* picked = matches.front();
   if (!picked->runs_on(options.transport)) {
     const auto why = picked->not_on.find(options.transport);
     throw UsageError(picked->id + " does not run on " + options.transport +

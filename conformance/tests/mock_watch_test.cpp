@@ -20,14 +20,27 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kLong{30000};  // a bound no passing test comes near
 
-fs::path fresh_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() /
-                       ("mcp-ping-mock-watch-" + std::to_string(::getpid()) + "-" + info->name());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// A folder of its own for each test, removed afterwards.
+class TestDir {
+ public:
+  TestDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            ("mcp-ping-mock-watch-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TestDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TestDir(const TestDir&) = delete;
+  TestDir& operator=(const TestDir&) = delete;
+  operator const fs::path&() const { return path_; }
+
+ private:
+  fs::path path_;
+};
 
 void append(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::app | std::ios::binary);
@@ -60,7 +73,8 @@ class FakeMock {
 };
 
 TEST(MockWatch, TheEndRecordEndsTheWait) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   append(dir / "transcript.jsonl", kStart);
   std::thread writer([&] {
     append(dir / "transcript.jsonl", R"({"kind":"event","t":1,"what":"the end is near"})"
@@ -73,7 +87,8 @@ TEST(MockWatch, TheEndRecordEndsTheWait) {
 }
 
 TEST(MockWatch, AnEndRecordWrittenInPiecesIsSeenWhole) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   append(dir / "transcript.jsonl", kStart + R"({"kind":"en)");
   std::thread writer([&] {
     append(dir / "transcript.jsonl", R"(d","t":9,"reason":"eof"})"
@@ -85,12 +100,14 @@ TEST(MockWatch, AnEndRecordWrittenInPiecesIsSeenWhole) {
 }
 
 TEST(MockWatch, NoServerWithinTheStartBoundIsNeverStarted) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   EXPECT_EQ(wait_for_script_end(dir, milliseconds(50), kLong).end, ScriptEnd::kNeverStarted);
 }
 
 TEST(MockWatch, AServerThatExitsWithoutAnEndRecordIsSeenExiting) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   FakeMock mock(dir);
   std::thread releaser([&] { mock.release(); });
   const auto wait = wait_for_script_end(dir, kLong, kLong);
@@ -102,7 +119,8 @@ TEST(MockWatch, AServerThatExitsWithoutAnEndRecordIsSeenExiting) {
 }
 
 TEST(MockWatch, AServerStillRunningAfterTheRunBoundOverstaysAndIsStopped) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   FakeMock mock(dir);
   EXPECT_EQ(wait_for_script_end(dir, kLong, milliseconds(100)).end, ScriptEnd::kOverstayed);
   ASSERT_TRUE(running_mock_pid(dir / "mock.pid").has_value());
@@ -114,7 +132,8 @@ TEST(MockWatch, AServerStillRunningAfterTheRunBoundOverstaysAndIsStopped) {
 }
 
 TEST(MockWatch, APidFileNamingAnotherProcessIsNotAMockServer) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   append(dir / "mock.pid", std::to_string(::getpid()) + "\n");  // this test, not a mock
   EXPECT_FALSE(running_mock_pid(dir / "mock.pid").has_value());
   stop_mock_server(dir / "mock.pid", milliseconds(10), MockStop::kTerminateFirst);  // no-op
@@ -123,7 +142,8 @@ TEST(MockWatch, APidFileNamingAnotherProcessIsNotAMockServer) {
 }
 
 TEST(MockWatch, AShutdownSignalInterruptsTheWait) {
-  const fs::path dir = fresh_dir();
+  const TestDir scratch;
+  const fs::path& dir = scratch;
   sigset_t before;
   ::pthread_sigmask(SIG_SETMASK, nullptr, &before);
   block_shutdown_signals();
