@@ -4,7 +4,7 @@
 #   cmake -DSOURCE_DIR=<repo> -P cmake/CheckLayering.cmake
 #
 # Only #include "..." counts; <...> includes (system and third-party headers) are free.
-# Test folders (any path with a tests/ component) are not checked.
+# Test and fuzz folders (any path with a tests/ or fuzz/ component) are not checked.
 #
 #   reports/            may include only "reports/..." and "core/..."
 #   conformance/core/   may include nothing of "engine/", "reports/", "conformance/", "http/",
@@ -46,7 +46,7 @@ foreach(dir IN ITEMS reports conformance)
   endforeach()
 endforeach()
 file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}" ${patterns})
-list(FILTER files EXCLUDE REGEX "(^|/)tests/")
+list(FILTER files EXCLUDE REGEX "(^|/)(tests|fuzz)/")
 list(SORT files)
 
 set(violations "")

@@ -7,19 +7,22 @@
 #   cmake/bootstrap.sh sanitize   the unit and self-tests under AddressSanitizer + UBSan
 #   cmake/bootstrap.sh tsan       the unit and self-tests, and the catalogue against the
 #                                 reference client, under ThreadSanitizer
+#   cmake/bootstrap.sh fuzz       the libFuzzer targets (clang) in <build>-fuzz, each run
+#                                 briefly over its corpus (docs/fuzzing.md)
 #
 # Environment: MCP_PING_BUILD_DIR (default <repo>/build), MCP_PING_REPORT_DIR (default
-# <build>/report), MCP_PING_JOBS (default: the number of cores).
+# <build>/report), MCP_PING_JOBS (default: the number of cores), MCP_PING_FUZZ_SECONDS
+# (fuzz: seconds per target, default 10).
 set -eu
 
 usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 [ $# -eq 1 ] || usage
 mode=$1
-case "$mode" in suite | test | sanitize | tsan) ;; *) usage ;; esac
+case "$mode" in suite | test | sanitize | tsan | fuzz) ;; *) usage ;; esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
@@ -30,7 +33,9 @@ jobs=${MCP_PING_JOBS:-$(nproc)}
 # Python 3 (the Python driver kit's tests, drivers/kit/README.md).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
 libcpp-httplib-dev libyaml-cpp-dev"
-if [ "$mode" != suite ]; then
+if [ "$mode" = fuzz ]; then
+  packages="$packages clang"  # libFuzzer comes with Debian's clang
+elif [ "$mode" != suite ]; then
   packages="$packages libgtest-dev libgmock-dev libxml2-utils"
 fi
 if [ "$mode" = test ]; then
@@ -107,5 +112,13 @@ case "$mode" in
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1} \
       exec ctest --test-dir "$build-tsan" -j "$jobs" --output-on-failure --timeout 300 \
       -L 'unit|selftest|mcp-ping-conformance' -LE third-party
+    ;;
+  fuzz)
+    # A folder of its own: every library in it is instrumented for libFuzzer. Only the fuzz
+    # targets and the libraries they link are built, and no test of the project's own.
+    configure "$build-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DMCP_PING_FUZZ=ON \
+      -DMCP_PING_BUILD_TESTS=OFF -DMCP_PING_FUZZ_SECONDS="${MCP_PING_FUZZ_SECONDS:-10}"
+    cmake --build "$build-fuzz" -j "$jobs" --target fuzzers
+    exec ctest --test-dir "$build-fuzz" -j "$jobs" --output-on-failure -L fuzz
     ;;
 esac

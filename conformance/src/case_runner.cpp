@@ -8,6 +8,7 @@
 #include "conformance/driver_protocol.hpp"
 #include "conformance/evaluation.hpp"
 #include "conformance/mock_watch.hpp"
+#include "conformance/official_harness.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/transcript_model.hpp"
@@ -94,7 +95,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
   result.catches = scenario.catches;
   if (planned.unsupported) {
     result.verdict = Verdict::Unsupported;
-    result.unsupported = CaseResult::Unsupported::kRevision;
+    result.unsupported = planned.unsupported_kind;
     result.reason = *planned.unsupported;
     return result;
   }
@@ -108,7 +109,9 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     const RunSettings settings{planned.transport, setup.revision, setup.timeout_multiplier};
     const TimeoutTable timeouts = scaled_timeouts(setup.defaults, setup.timeout_multiplier);
     const fs::path script_file = dir / "script.json";
-    write_file(script_file, resolve_script(scenario, setup.defaults, settings).dump(2) + "\n");
+    Json script = resolve_script(scenario, setup.defaults, settings);
+    if (setup.official_harness) script = official_harness_script(std::move(script));
+    write_file(script_file, script.dump(2) + "\n");
     const json steps = resolve_driver_steps(scenario, timeouts);
     const auto grace = std::chrono::milliseconds(
         static_cast<std::int64_t>(std::ceil(2000 * setup.timeout_multiplier)));
@@ -127,8 +130,12 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
           dir / "mock.stderr");
       server = {{"url", read_server_url(*http_server, grace * 2, dir / "mock.stderr")}};
     }
-    const DriverInvocation invocation = make_invocation(
-        setup.driver_argv, scenario.id, planned.transport, setup.revision, server, steps);
+    const DriverInvocation invocation =
+        setup.official_harness
+            ? official_harness_invocation(setup.driver_argv, scenario.id, planned.transport,
+                                          setup.revision, server.value("url", ""))
+            : make_invocation(setup.driver_argv, scenario.id, planned.transport, setup.revision,
+                              server, steps);
     write_file(dir / "reproduce.sh", reproduce_script(invocation, server.value("url", ""),
                                                       setup.mock_http_server, script_file));
     fs::permissions(dir / "reproduce.sh", fs::perms::owner_exec | fs::perms::group_exec,
@@ -148,6 +155,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
 
     CaseObservations observed;
     observed.transport = planned.transport;
+    observed.official_harness = setup.official_harness;
     observed.driver = run_child(spec);
     if (http_server) {
       http_server->stop(grace);
@@ -156,7 +164,10 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
       // group, ignoring end of file) is stopped, so no case leaves a process behind.
       stop_mock_server(dir / "mock.pid", grace, MockStop::kAfterGrace);
     }
-    observed.driver_report = parse_driver_output(read_file_or_empty(spec.stdout_file), steps);
+    // A harness's stdout is its own business: only a driver's holds step lines.
+    if (!setup.official_harness) {
+      observed.driver_report = parse_driver_output(read_file_or_empty(spec.stdout_file), steps);
+    }
     observed.transcript = read_transcript(dir / "transcript.jsonl");
 
     Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);

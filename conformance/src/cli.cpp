@@ -19,6 +19,8 @@ std::string usage_text() {
                            [--unsupported-exit-code N] [--baseline FILE]
                            [--shard I/N] [--ctest-measurements]
                            -- <driver argv...>
+  mcp-ping-conformance run --harness official [run options] -- <harness argv...>
+  mcp-ping-conformance list --harness official [--markdown]
   mcp-ping-conformance baseline --from REPORT_DIR [--output FILE]
   mcp-ping-conformance table --column LABEL=REPORT_DIR...
   mcp-ping-conformance merge --output DIR --column LABEL=REPORT_DIR...
@@ -40,6 +42,9 @@ run options:
   --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
   --shard I/N              run only the I-th of N deterministic parts of the cases (1-based)
   --ctest-measurements     print single-pong and burst figures as CTest measurements (CDash)
+  --harness official       the argv is a client harness of the official MCP conformance suite
+                           (URL last, MCP_CONFORMANCE_SCENARIO=initialize), run unchanged on
+                           the cases it can run (docs/official-harness.md)
   --baseline FILE          known failures (YAML): expected failures do not fail the run,
                            listed cases that pass do (stale), flaky ones never gate
 
@@ -49,6 +54,8 @@ list options:
   --json                   the catalogue as one JSON document for tools: each case's title,
                            transports, revisions, exclusive, deadline_kill, level and checks
                            (docs/ctest.md)
+  --harness official       the cases an official-suite client harness runs (with --markdown:
+                           docs/official-harness-cases.md)
 
 serve: runs one case's mock server for a client you drive by hand (an IDE, a chat app, your
   own CLI): prints the URL, or over stdio the command for the client to start, and what the
@@ -297,6 +304,11 @@ Command parse_command_line(const std::vector<std::string>& args) {
     } else if (word == "--scenario") {
       run.scenario_globs.push_back(value());
       list.scenario_globs.push_back(run.scenario_globs.back());
+    } else if (word == "--harness") {
+      run.harness = list.harness = value();
+      if (*run.harness != "official") {
+        throw UsageError("--harness '" + *run.harness + "': expected official");
+      }
     } else if (verb == "list" && word == "--markdown") {
       list.markdown = true;
     } else if (verb == "list" && word == "--json") {
@@ -343,6 +355,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
     throw UsageError("list takes no driver");
   } else if (list.markdown && list.json) {
     throw UsageError("list: give --markdown or --json, not both");
+  } else if (list.harness && (list.json || !list.scenario_globs.empty() || list.transport)) {
+    throw UsageError("list --harness takes only --markdown and --fixtures");
   }
   return command;
 }

@@ -64,8 +64,26 @@ constexpr const char* kExpectedExit = "the driver exits 0 after attempting every
 constexpr const char* kExpectedCompletion =
     "the driver finishes its steps before the case deadline";
 
+// An official harness exits non-zero when its client reported an error (connect, tools/list
+// or close failed), and exits 0 when it completed: that status stands in for the driver
+// checks, which judge step lines a harness never prints.
+Observation harness_exit(const ChildOutcome& harness) {
+  const bool completed = harness.kind == ChildOutcome::Kind::kExited && harness.exit_code == 0;
+  return Observation{{"harness:exit", Level::Must, {"suite.client-survives"}},
+                     completed ? Outcome::Met : Outcome::Broken,
+                     "the harness connects, lists tools, closes and exits 0",
+                     completed ? "exit 0"
+                               : "the harness did not complete: " + describe(harness) +
+                                     " (its client.stderr says why)"};
+}
+
 // The driver's own fate: crash, hang, or a clean exit.
-std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutcome& driver) {
+std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutcome& driver,
+                                       const CaseObservations& observed) {
+  if (observed.official_harness && driver.kind != ChildOutcome::Kind::kTimedOut &&
+      driver.kind != ChildOutcome::Kind::kSpawnFailed) {
+    return harness_exit(driver);
+  }
   const std::vector<std::string> spec = {"suite.client-survives"};
   const std::string expected_exit = kExpectedExit;
   switch (driver.kind) {
@@ -96,16 +114,18 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutc
 std::optional<Observation> hung_step(const Scenario& scenario, const ChildOutcome& driver,
                                      const CaseObservations& observed) {
   const auto& steps = observed.driver_report.steps;
-  if (driver.kind != ChildOutcome::Kind::kExited || driver.exit_code != 0 || steps.empty() ||
-      observed.transcript.end_reason != "deadline")
+  if (driver.kind != ChildOutcome::Kind::kExited || driver.exit_code != 0 ||
+      (steps.empty() && !observed.official_harness) || observed.transcript.end_reason != "deadline")
     return std::nullopt;
-  const auto& last = steps.back();
+  const std::string late = steps.empty() ? "the harness exited only after that"
+                                         : "step " + std::to_string(steps.back().step) + " (" +
+                                               steps.back().op + ") returned only after that";
   return Observation{{"driver:completed", scenario.deadline_kill, {"suite.client-survives"}},
                      Outcome::Broken,
                      kExpectedCompletion,
                      "the client was still connected when the mock server gave up at the case "
-                     "deadline; step " +
-                         std::to_string(last.step) + " (" + last.op + ") returned only after that"};
+                     "deadline; " +
+                         late};
 }
 
 std::string driver_line_expected(const Scenario& scenario, const DriverCheck& driver_check) {
@@ -163,7 +183,7 @@ std::optional<Evaluation> before_checks(const Scenario& scenario,
     out.verdict = Verdict::Error;
     out.reason = "the driver " + describe(driver);
   } else if (driver.kind == ChildOutcome::Kind::kExited &&
-             driver.exit_code == kDriverUnsupportedExit) {
+             driver.exit_code == kDriverUnsupportedExit && !observed.official_harness) {
     out.verdict = Verdict::Unsupported;
     out.unsupported = CaseResult::Unsupported::kDriver;
     out.reason = "the driver exited 127: it does not support the transport '" + observed.transport +
@@ -175,11 +195,11 @@ std::optional<Evaluation> before_checks(const Scenario& scenario,
     out.verdict = Verdict::Error;
     out.reason =
         "the suite cannot read the mock server's transcript: " + *observed.transcript.problem;
-  } else if (observed.driver_report.problem) {
+  } else if (observed.driver_report.problem && !observed.official_harness) {
     out.verdict = Verdict::Error;
     out.reason = "the driver broke the driver contract: " + *observed.driver_report.problem;
   } else if (observed.driver && driver.kind == ChildOutcome::Kind::kExited &&
-             driver.exit_code == 0 &&
+             driver.exit_code == 0 && !observed.official_harness &&
              observed.driver_report.steps.size() < scenario.driver_steps.size()) {
     out.verdict = Verdict::Error;
     out.reason = "the driver broke the driver contract: it exited 0 after reporting " +
@@ -204,7 +224,7 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
   const auto& transcript = observed.transcript;
 
   if (observed.driver) {
-    if (auto fate = driver_fate(scenario, *observed.driver)) {
+    if (auto fate = driver_fate(scenario, *observed.driver, observed)) {
       out.checks.push_back(judged(scenario.id, *fate, refs));
     }
     if (auto hung = hung_step(scenario, *observed.driver, observed))

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <deque>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "conformance/child_process.hpp"
 #include "conformance/cli.hpp"
 #include "conformance/installation.hpp"
+#include "conformance/official_harness.hpp"
 #include "conformance/serve_session.hpp"
 #include "conformance/suite_runner.hpp"
 #include "core/scenario.hpp"
@@ -131,6 +133,10 @@ void print_baseline_outcome(const RunResult& result, std::ostream& out) {
 
 int list(const ListOptions& options) {
   const Catalogue catalogue = load(options.fixtures);
+  if (options.harness) {
+    std::cout << official_harness_listing(catalogue.scenarios, options.markdown);
+    return kExitOk;
+  }
   if (options.json) {
     const CatalogueSelection selection{options.scenario_globs, options.transport};
     std::cout << catalogue_json(catalogue.scenarios, selection).dump(2) << "\n";
@@ -283,6 +289,8 @@ int run(const RunOptions& options) {
     throw UsageError(e.what());
   }
   if (cases.empty()) throw UsageError("no case matches the given --scenario and --transport");
+  std::deque<Scenario> harness_cases;  // the cases as an official harness runs them
+  if (options.harness) plan_official_harness(cases, harness_cases);
   if (options.shard) {
     cases = shard_of(cases, options.shard->first, options.shard->second);
     if (cases.empty()) {
@@ -301,13 +309,15 @@ int run(const RunOptions& options) {
     setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
   }
   setup.driver_argv = options.driver_argv;
+  setup.official_harness = options.harness.has_value();
   setup.revision = options.revision;
   setup.timeout_multiplier = options.timeout_multiplier;
   fs::create_directories(options.report_dir);
   setup.report_dir = fs::canonical(options.report_dir);
 
   start_interrupt_watcher();
-  precheck_driver(setup, cases.front().transport);
+  // A harness knows no "__unsupported__" op: there is nothing to pre-check.
+  if (!options.harness) precheck_driver(setup, cases.front().transport);
 
   SuiteOptions suite;
   suite.strict = options.strict;
@@ -349,7 +359,7 @@ int run(const RunOptions& options) {
             << (setup.report_dir / "cases").string() << "\n";
 
   if (options.ctest_measurements) print_ctest_measurements(result, std::cout);
-  warn_if_driver_never_ran(result);
+  if (!options.harness) warn_if_driver_never_ran(result);
 
   const VerdictCounts counts = count_verdicts(result.cases);
   if (counts.error > 0) return kExitUsage;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "conformance/case_schedule.hpp"
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
 #include "core/files.hpp"
@@ -104,24 +105,28 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
     out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
     run.cases[i] = std::move(result);
   };
-  // Cases in parallel first, then the exclusive ones one at a time (Scenario::exclusive).
-  std::vector<std::size_t> shared, alone;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    (cases[i].scenario->exclusive ? alone : shared).push_back(i);
-  }
-  const auto run_all = [&](const std::vector<std::size_t>& order, unsigned jobs) {
+  // Sleeping cases beside everything, exclusive ones alone among the busy, then the busy ones
+  // in the job slots (conformance/case_schedule.hpp).
+  const CaseSchedule schedule = schedule_cases(
+      cases, scaled_timeouts(setup.defaults, setup.timeout_multiplier), options.jobs);
+  const auto run_all = [&](const std::vector<std::size_t>& order, std::size_t slots) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
       for (std::size_t k = next++; k < order.size(); k = next++) run_one(order[k]);
     };
-    jobs = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(order.size())));
+    slots = std::max<std::size_t>(1, std::min(slots, order.size()));
     std::vector<std::thread> threads;
-    for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    for (std::size_t j = 1; j < slots; ++j) threads.emplace_back(worker);
     worker();
     for (auto& thread : threads) thread.join();
   };
-  run_all(shared, options.jobs);
-  run_all(alone, 1);
+  std::thread waiting;
+  if (!schedule.waiting.empty()) {
+    waiting = std::thread([&] { run_all(schedule.waiting, schedule.waiting_slots); });
+  }
+  run_all(schedule.exclusive, 1);
+  run_all(schedule.busy, options.jobs);
+  if (waiting.joinable()) waiting.join();
   run.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;

@@ -181,5 +181,23 @@ TEST(Cli, BadCommandLinesAreUsageErrorsNamingTheProblem) {
   }
 }
 
+TEST(Cli, HarnessOfficialForRunAndList) {
+  const Command run = parse({"run", "--harness", "official", "--", "node", "harness.mjs"});
+  EXPECT_EQ(run.run.harness, "official");
+  EXPECT_EQ(run.run.driver_argv, (std::vector<std::string>{"node", "harness.mjs"}));
+  EXPECT_FALSE(parse({"run", "--", "d"}).run.harness);
+  const Command list = parse({"list", "--harness=official", "--markdown"});
+  EXPECT_EQ(list.kind, Command::Kind::kList);
+  EXPECT_EQ(list.list.harness, "official");
+  EXPECT_TRUE(list.list.markdown);
+}
+
+TEST(Cli, HarnessRefusals) {
+  EXPECT_THROW(parse({"run", "--harness", "sdk", "--", "d"}), UsageError);
+  EXPECT_THROW(parse({"run", "--harness", "--", "d"}), UsageError);
+  EXPECT_THROW(parse({"list", "--harness", "official", "--json"}), UsageError);
+  EXPECT_THROW(parse({"list", "--harness", "official", "--scenario", "ping/*"}), UsageError);
+}
+
 }  // namespace
 }  // namespace mcpping

@@ -375,5 +375,55 @@ TEST(Evaluation, AServerRecordedCheckRecordedAgainWorseKeepsTheWorst) {
   EXPECT_EQ(find(e, "ping/while-awaiting:http:protocol-version")->verdict, Verdict::Fail);
 }
 
+// An official harness (official_harness.hpp): no step lines, no driver checks, and its exit
+// status says whether it completed.
+Scenario harness_scenario() {
+  Scenario s = make_scenario();
+  s.driver_steps = json::parse(R"([{"op":"connect"},{"op":"list_tools"},{"op":"close"}])");
+  s.driver_checks.clear();
+  return s;
+}
+
+CaseObservations harness_run(int exit_code) {
+  auto o = clean_run();
+  o.official_harness = true;
+  o.driver->exit_code = exit_code;
+  o.driver_report = parse_driver_output("the harness logs what it likes\n", json::array());
+  return o;
+}
+
+TEST(Evaluation, AHarnessThatExitsZeroCompletedWhateverItPrinted) {
+  const auto e = evaluate_case(harness_scenario(), harness_run(0), kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Informational);  // the keepalive INFO check, as for a driver
+  const auto* exit = find(e, "ping/while-awaiting:harness:exit");
+  ASSERT_NE(exit, nullptr);
+  EXPECT_EQ(exit->verdict, Verdict::Pass);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit"), nullptr);
+  EXPECT_EQ(find(e, "ping/while-awaiting:pong")->verdict, Verdict::Pass);
+}
+
+TEST(Evaluation, AHarnessExitingNonZeroDidNotCompleteAnd127IsNoOptOut) {
+  for (const int status : {1, 127}) {
+    const auto e = evaluate_case(harness_scenario(), harness_run(status), kRefs);
+    EXPECT_EQ(e.verdict, Verdict::Fail) << status;
+    const auto* exit = find(e, "ping/while-awaiting:harness:exit");
+    ASSERT_NE(exit, nullptr);
+    EXPECT_EQ(exit->verdict, Verdict::Fail);
+    EXPECT_NE(exit->actual.find("the harness did not complete: exit " + std::to_string(status)),
+              std::string::npos)
+        << exit->actual;
+  }
+}
+
+TEST(Evaluation, AHarnessThatExitedOnlyAtTheServersDeadlineHung) {
+  auto o = harness_run(0);
+  o.transcript.end_reason = "deadline";
+  const auto* check =
+      find(evaluate_case(harness_scenario(), o, kRefs), "ping/while-awaiting:driver:completed");
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->verdict, Verdict::Fail);
+  EXPECT_NE(check->actual.find("the harness exited only after that"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mcpping

@@ -2,10 +2,16 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <stdexcept>
 
 #include "core/fixture_reader.hpp"
 #include "core/text.hpp"
@@ -84,46 +90,87 @@ Clock::time_point case_deadline_of(const nlohmann::json& resolved) {
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
 }
 
+namespace {
+
+int open_shutdown_signal_fd() {
+  const sigset_t set = shutdown_signals();
+  const int fd = ::signalfd(-1, &set, SFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("signalfd failed: " + std::string(std::strerror(errno)));
+  return fd;
+}
+
+int open_stop_fd() {
+  const int fd = ::eventfd(0, EFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("eventfd failed: " + std::string(std::strerror(errno)));
+  return fd;
+}
+
+const char* signal_name(int sig) {
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
+}
+
+}  // namespace
+
 ShutdownWatcher::ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog,
                                  std::string stuck_reason, Channel& channel)
     : transcript_(transcript),
       watchdog_(watchdog),
       stuck_reason_(std::move(stuck_reason)),
       channel_(channel),
+      signal_fd_(open_shutdown_signal_fd()),
+      stop_fd_(open_stop_fd()),
       thread_([this] { loop(); }) {}
 
 ShutdownWatcher::~ShutdownWatcher() {
-  done_ = true;
+  const std::uint64_t one = 1;
+  while (::write(stop_fd_, &one, sizeof one) < 0 && errno == EINTR) {
+  }
   thread_.join();
+  ::close(stop_fd_);
+  ::close(signal_fd_);
+}
+
+ShutdownWatcher::Wake ShutdownWatcher::wait_until(Clock::time_point until, int* signal) const {
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    if (left.count() <= 0) return Wake::kTimeout;
+    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}};
+    const int timeout = static_cast<int>(std::min<std::int64_t>(left.count(), 60'000));
+    const int ready = ::poll(fds, 2, timeout);
+    if (ready < 0 && errno != EINTR) return Wake::kStop;  // cannot watch: let the run end it
+    if (ready <= 0) continue;
+    if (fds[0].revents != 0) return Wake::kStop;
+    signalfd_siginfo info{};
+    if (::read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      *signal = static_cast<int>(info.ssi_signo);
+      return Wake::kSignal;
+    }
+  }
 }
 
 void ShutdownWatcher::loop() {
-  const sigset_t set = shutdown_signals();
-  const timespec slice{0, 100 * 1000 * 1000};
-  while (!done_) {
-    const int sig = ::sigtimedwait(&set, nullptr, &slice);
-    if (sig > 0) {
-      const std::string name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-      // The runner sends SIGTERM once the driver has exited: the client is gone, as at end of
-      // input. SIGINT and SIGHUP interrupt the run.
-      transcript_.event("received " + name + ": finishing what the client already sent");
-      channel_.end_input(sig == SIGTERM ? Incoming::Kind::Eof : Incoming::Kind::Interrupted);
-      const auto give_up = Clock::now() + kSignalGrace;
-      while (!done_ && Clock::now() < give_up) {
-        // The main thread ends the run (its own `end` record) and sets done_ on its way out.
-        ::sigtimedwait(&set, nullptr, &slice);
-      }
-      if (done_) return;
-      transcript_.event("still running " + format_ms(kSignalGrace.count()) + " ms after " + name);
-      transcript_.end(name);
-      ::_exit(0);
-    }
-    if (Clock::now() > watchdog_ && !done_) {
-      transcript_.event(stuck_reason_);
-      transcript_.end("deadline");
-      ::_exit(0);
-    }
+  int sig = 0;
+  const Wake first = wait_until(watchdog_, &sig);
+  if (first == Wake::kStop) return;
+  if (first == Wake::kTimeout) {
+    transcript_.event(stuck_reason_);
+    transcript_.end("deadline");
+    ::_exit(0);
   }
+  const std::string name = signal_name(sig);
+  // The runner sends SIGTERM once the driver has exited: the client is gone, as at end of
+  // input. SIGINT and SIGHUP interrupt the run.
+  transcript_.event("received " + name + ": finishing what the client already sent");
+  channel_.end_input(sig == SIGTERM ? Incoming::Kind::Eof : Incoming::Kind::Interrupted);
+  // The main thread ends the run (its own `end` record) and stops the watcher on its way out;
+  // further signals change nothing.
+  const auto give_up = Clock::now() + kSignalGrace;
+  Wake next = Wake::kSignal;
+  while (next == Wake::kSignal) next = wait_until(give_up, &sig);
+  if (next == Wake::kStop) return;
+  transcript_.event("still running " + format_ms(kSignalGrace.count()) + " ms after " + name);
+  transcript_.end(name);
+  ::_exit(0);
 }
 
 }  // namespace mcpping

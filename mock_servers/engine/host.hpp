@@ -59,6 +59,8 @@ Clock::time_point case_deadline_of(const nlohmann::json& resolved);
 // had arrived must still be judged); if the main thread has not finished
 // within kSignalGrace (it may be stuck in a write), ends the process. Also ends it when the
 // watchdog time passes (a write blocked on a client that stopped reading), recording why.
+// The thread sleeps in poll() on a signalfd and an eventfd, so destruction wakes it at once:
+// a run's end is not delayed by a polling interval.
 class ShutdownWatcher {
  public:
   static constexpr std::chrono::milliseconds kSignalGrace{1000};
@@ -70,13 +72,17 @@ class ShutdownWatcher {
   ShutdownWatcher& operator=(const ShutdownWatcher&) = delete;
 
  private:
+  enum class Wake { kSignal, kStop, kTimeout };
   void loop();
+  // Sleeps until a shutdown signal (its number in *signal), the destructor's stop, or `until`.
+  Wake wait_until(Clock::time_point until, int* signal) const;
 
   Transcript& transcript_;
   Clock::time_point watchdog_;
   std::string stuck_reason_;
   Channel& channel_;
-  std::atomic<bool> done_{false};
+  int signal_fd_;  // the shutdown signals, blocked in every thread by prepare_host_signals()
+  int stop_fd_;    // eventfd the destructor writes
   std::thread thread_;
 };
 

@@ -34,8 +34,10 @@ std::vector<std::string> id_keys(const Json& id) {
   if (id.is_structured()) return {"j:" + id.dump()};
   std::vector<std::string> keys = {"t:" + value_text(id)};
   if (id.is_number()) {
+    // -0 and 0 are one number (match_id() ties them), but "%.17g" writes them apart.
+    const double value = id.get<double>() == 0 ? 0.0 : id.get<double>();
     char text[32];
-    std::snprintf(text, sizeof text, "%.17g", id.get<double>());
+    std::snprintf(text, sizeof text, "%.17g", value);
     keys.push_back(std::string("d:") + text);
   }
   return keys;

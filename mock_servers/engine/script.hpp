@@ -29,8 +29,8 @@ struct ParsedScript {
 // form. Throws FixtureError naming file, pointer and reason.
 ParsedScript parse_script(const Json& script, const ScriptContext& context);
 
-// A ScriptValidator (core/scenario.hpp): parse_script() keeping the checks only.
-std::vector<CheckDef> validate_script(const Json& script, const ScriptContext& context);
+// A ScriptValidator (core/scenario.hpp): parse_script(), summarised.
+ScriptSummary validate_script(const Json& script, const ScriptContext& context);
 
 // Checks a resolve_script() result, the mock servers' input, as a whole (its header, and its
 // script for its one transport) and parses its script. Throws FixtureError naming `file`.

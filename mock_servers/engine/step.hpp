@@ -21,6 +21,8 @@ class Step {
  public:
   virtual ~Step();
   virtual StepResult run(Run& run) const = 0;
+  // The timeout (its name) this step always waits out, whatever the client does, if any.
+  virtual const std::string* fixed_wait() const { return nullptr; }
 };
 
 enum class StepTransports { Any, StdioOnly, HttpOnly, StreamableHttpOnly };

@@ -146,8 +146,14 @@ ParsedScript parse_script(const Json& script, const ScriptContext& context) {
   return parsed;
 }
 
-std::vector<CheckDef> validate_script(const Json& script, const ScriptContext& context) {
-  return parse_script(script, context).checks;
+ScriptSummary validate_script(const Json& script, const ScriptContext& context) {
+  auto parsed = parse_script(script, context);
+  ScriptSummary summary;
+  summary.checks = std::move(parsed.checks);
+  for (const auto& step : parsed.steps) {
+    if (const auto* wait = step.step->fixed_wait()) summary.fixed_waits.push_back(*wait);
+  }
+  return summary;
 }
 
 ParsedScript parse_resolved_script(const Json& resolved, const std::string& file) {

@@ -51,8 +51,20 @@ Chunking chunk_events(const std::vector<std::string>& events, WriteMode mode, st
 }
 
 void WrittenEvents::add(std::string_view bytes) {
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
   for (const char c : bytes) {
     bytes_ += c;
+    // A client strips one byte order mark at the start of the stream before reading lines.
+    if (bom_seen_ < kByteOrderMark.size()) {
+      if (c == kByteOrderMark[bom_seen_]) {
+        if (++bom_seen_ == kByteOrderMark.size())
+          line_.clear();
+        else
+          line_ += c;  // kept as text should the mark turn out incomplete
+        continue;
+      }
+      bom_seen_ = kByteOrderMark.size();
+    }
     if (c == '\n' && after_cr_) {
       // CRLF is one line end: the event ends after the LF, so a replay starts clean.
       after_cr_ = false;

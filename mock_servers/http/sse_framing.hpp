@@ -52,6 +52,7 @@ class WrittenEvents {
   std::string bytes_;  // what was written, from the first event with an id on
   std::string line_;
   bool after_cr_ = false;                // a CR ended the last line: a LF next belongs to it
+  std::size_t bom_seen_ = 0;             // bytes of a leading byte order mark read; 3: done
   std::optional<std::string> ended_id_;  // the blank line just read dispatched this id
   std::string id_buffer_;                // WHATWG's "last event ID buffer"
   std::optional<std::string> event_id_;  // the id field of the event being read

@@ -62,5 +62,16 @@ TEST(IdIndex, CandidatesAreFewAscendingAndUnique) {
   EXPECT_TRUE(index.candidates(Json("missing")).empty());
 }
 
+// Found by fuzz/pattern_fuzz: match_id() ties -0.0 to 0, but the index keyed them apart,
+// so a response with id -0.0 to a request with id 0 (or the reverse) was never looked at.
+TEST(IdIndex, RegressionNegativeZeroIsOfferedForZero) {
+  ASSERT_NE(match_id(Json(0), Json(-0.0)), IdMatch::None);
+  IdIndex index;
+  index.add(Json(0), 0);
+  index.add(Json(-0.0), 1);
+  EXPECT_EQ(index.candidates(Json(-0.0)), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(index.candidates(Json(0)), (std::vector<std::size_t>{0, 1}));
+}
+
 }  // namespace
 }  // namespace mcpping

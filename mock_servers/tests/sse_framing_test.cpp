@@ -82,5 +82,19 @@ TEST(WrittenEvents, LinesSpanWritesAndCrlfEndsAnEventAfterItsLf) {
   EXPECT_TRUE(w.after("e1").has_value());
 }
 
+// Found by fuzz/written_events_fuzz: a byte order mark written at the start of a stream (a
+// send_raw, an sse prefix) is stripped by a client but was read as part of the first field's
+// name, so the mock lost that event's id and refused a resumption from it.
+TEST(WrittenEvents, RegressionByteOrderMarkAtTheStartIsStripped) {
+  WrittenEvents w;
+  for (const char* piece : {"\xEF", "\xBB\xBF", "id: b1\ndata: x\n\n", "data: y\n\n"}) w.add(piece);
+  EXPECT_EQ(w.last_event_id(), "b1");
+  EXPECT_EQ(w.after("b1"), "data: y\n\n");
+
+  WrittenEvents partial;  // an incomplete mark is text of the first line
+  partial.add("\xEF\xBBid: c1\ndata: x\n\n");
+  EXPECT_FALSE(partial.last_event_id().has_value());
+}
+
 }  // namespace
 }  // namespace mcpping

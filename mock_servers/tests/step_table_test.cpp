@@ -25,6 +25,22 @@ TEST(StepTable, ParsesEachStepOnceIntoItsKind) {
   EXPECT_EQ(step_kinds().size(), 23u);
 }
 
+// The runner schedules by the waits a script always sits out (conformance/case_schedule.hpp):
+// pauses and the windows of the steps that wait for nothing; waits for the client are not.
+TEST(StepTable, SummaryNamesTheFixedWaits) {
+  const TimeoutTable timeouts = test::fixture_defaults().timeouts;
+  const Json ping = {{"send", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}}, {"label", "p"}};
+  const Json script = Json::array(
+      {Json{{"handshake", Json::object()}}, Json{{"pause", "idle_window_ms"}}, ping,
+       Json{{"expect_response", "p"}, {"check", test::check_def("pong")}},
+       Json{{"expect_no_response", "p"}, {"window", "quiet_ms"}, {"check", test::check_def("q")}},
+       Json{{"observe_client_pings", Json::object()}, {"check", test::check_def("o")}}});
+  const auto summary =
+      validate_script(script, ScriptContext{"f.json", &timeouts, nullptr, nullptr});
+  EXPECT_EQ(summary.fixed_waits,
+            (std::vector<std::string>{"idle_window_ms", "quiet_ms", "observe_ms"}));
+}
+
 TEST(StepTable, AStepWithoutAnActionNamesEveryKind) {
   const TimeoutTable timeouts = test::fixture_defaults().timeouts;
   try {

@@ -7,9 +7,12 @@ namespace mcp::detail {
 LineBuffer::LineBuffer(std::size_t max_line_bytes, Overflow overflow)
     : max_(std::max<std::size_t>(max_line_bytes, 1)), overflow_(overflow) {}
 
-void LineBuffer::emit(std::string_view line, const LineHandler& on_line) {
+void LineBuffer::end_line(const LineHandler& on_line) {
+  std::string_view line = buffer_;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  on_line(line);
+  // A split line whose rest is empty (it ended at a piece boundary, or only its '\r' was
+  // left) was already emitted in full.
+  if (!(line.empty() && continued_)) on_line(line);
 }
 
 void LineBuffer::feed(std::string_view bytes, const LineHandler& on_line,
@@ -31,7 +34,8 @@ void LineBuffer::feed(std::string_view bytes, const LineHandler& on_line,
         while (buffer_.size() + rest.size() > max_) {
           const std::size_t take = max_ - buffer_.size();
           buffer_.append(rest.substr(0, take));
-          emit(buffer_, on_line);
+          // More of the line follows this piece: a '\r' at its end is data, not a line end.
+          on_line(buffer_);
           buffer_.clear();
           continued_ = true;
           rest.remove_prefix(take);
@@ -47,9 +51,8 @@ void LineBuffer::feed(std::string_view bytes, const LineHandler& on_line,
       on_drop(dropped_length_);
       dropping_ = false;
       dropped_length_ = 0;
-    } else if (!(buffer_.empty() && continued_)) {
-      // (A split line that ended exactly at a piece boundary was already emitted in full.)
-      emit(buffer_, on_line);
+    } else {
+      end_line(on_line);
     }
     buffer_.clear();
     continued_ = false;
@@ -61,7 +64,7 @@ void LineBuffer::finish(const LineHandler& on_line, const DropHandler& on_drop) 
   if (dropping_) {
     on_drop(dropped_length_);
   } else if (!buffer_.empty()) {
-    emit(buffer_, on_line);
+    end_line(on_line);
   }
   buffer_.clear();
   dropping_ = false;

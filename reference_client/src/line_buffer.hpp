@@ -27,7 +27,8 @@ class LineBuffer {
   std::size_t buffered() const noexcept { return buffer_.size(); }
 
  private:
-  void emit(std::string_view line, const LineHandler& on_line);
+  // Reports the buffered end of a line, without a trailing '\r'.
+  void end_line(const LineHandler& on_line);
 
   std::size_t max_;
   Overflow overflow_;

@@ -50,6 +50,8 @@ void SseParser::feed(std::string_view chunk, const EventSink& sink) {
 }
 
 void SseParser::end_of_stream() {
+  // An id read in the event the end cut off never became the last event ID string.
+  id_buffer_ = last_event_id_;
   line_.clear();
   data_.clear();
   type_.clear();
@@ -82,6 +84,7 @@ void SseParser::process_line(const EventSink& sink) {
   if (discarding_) {
     // Everything up to the blank line that ends the oversized event is dropped with it.
     if (blank) {
+      last_event_id_ = id_buffer_;
       discarding_ = false;
       data_.clear();
       type_.clear();
@@ -111,7 +114,7 @@ void SseParser::process_line(const EventSink& sink) {
   } else if (field == "data") {
     data_.append(value).push_back('\n');
   } else if (field == "id") {
-    if (value.find('\0') == std::string_view::npos) last_event_id_ = value;
+    if (value.find('\0') == std::string_view::npos) id_buffer_ = value;
   } else if (field == "retry") {
     if (auto retry = parse_retry(value)) retry_ = retry;
   }
@@ -120,6 +123,9 @@ void SseParser::process_line(const EventSink& sink) {
 }
 
 void SseParser::dispatch(const EventSink& sink) {
+  // The standard sets the last event ID string from the buffer at every dispatch, even of an
+  // event without data (a priming event), and only then.
+  last_event_id_ = id_buffer_;
   if (data_.empty()) {  // e.g. an event of only `id:` or `retry:`: nothing to dispatch
     type_.clear();
     return;

@@ -30,9 +30,12 @@ class SseParser {
   void feed(std::string_view chunk, const EventSink& sink);
 
   // The connection ended: an event without its terminating blank line is discarded (as the
-  // standard requires). The last event id and retry survive, for the reconnection.
+  // standard requires), with any `id:` it carried. The last event id and retry survive, for
+  // the reconnection.
   void end_of_stream();
 
+  // The last event ID string: the id in force when the latest event (with data or not) was
+  // dispatched.
   const std::string& last_event_id() const noexcept { return last_event_id_; }
   // The reconnection time from the last valid `retry:` field, if any.
   std::optional<std::chrono::milliseconds> retry() const noexcept { return retry_; }
@@ -47,7 +50,8 @@ class SseParser {
   std::string line_;
   std::string data_;
   std::string type_;
-  std::string last_event_id_;
+  std::string id_buffer_;      // WHATWG's "last event ID buffer": the latest `id:` field
+  std::string last_event_id_;  // WHATWG's "last event ID string": the buffer at the last dispatch
   std::optional<std::chrono::milliseconds> retry_;
   bool skip_lf_ = false;     // the last chunk ended in CR: a leading LF belongs to that line end
   bool first_line_ = true;   // a UTF-8 byte order mark is stripped from the very first line

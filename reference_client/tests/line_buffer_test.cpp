@@ -75,5 +75,25 @@ TEST(LineBuffer, SplitModeLineEndingAtAPieceBoundaryIsNotFollowedByAnEmptyLine) 
   EXPECT_EQ(out.lines, (std::vector<std::string>{"abcd", "efgh", ""}));
 }
 
+// Found by fuzz/line_buffer_fuzz: a line one byte over the cap that ends in CRLF left only
+// its '\r' for the last piece, which came out as an empty line.
+TEST(LineBuffer, RegressionSplitLineEndingInCrLfPastTheCapGivesNoEmptyPiece) {
+  LineBuffer buffer(4, LineBuffer::Overflow::split);
+  Collected out;
+  buffer.feed("abcd\r\nnext\r\n", out.on_line(), out.on_drop());
+  buffer.feed("wxyz\r", out.on_line(), out.on_drop());
+  buffer.finish(out.on_line(), out.on_drop());
+  EXPECT_EQ(out.lines, (std::vector<std::string>{"abcd", "next", "wxyz"}));
+}
+
+// Found by fuzz/line_buffer_fuzz: a '\r' inside a split line that fell at the end of a piece
+// was removed as if it ended the line.
+TEST(LineBuffer, RegressionSplitPieceEndingInCrKeepsIt) {
+  LineBuffer buffer(3, LineBuffer::Overflow::split);
+  Collected out;
+  buffer.feed("ab\rcd\n", out.on_line(), out.on_drop());
+  EXPECT_EQ(out.lines, (std::vector<std::string>{"ab\r", "cd"}));
+}
+
 }  // namespace
 }  // namespace mcp::detail

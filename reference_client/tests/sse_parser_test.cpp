@@ -147,5 +147,20 @@ TEST(SseParser, AnOversizedEventIsDroppedAndTheNextOneStillParses) {
   EXPECT_EQ(parser.dropped_events(), 1u);
 }
 
+// Found by fuzz/sse_parser_fuzz: the id of an event the end of the stream cut off became the
+// last event ID, so a resumption asked for an event the client never received.
+TEST(SseParser, RegressionIdOfAnEventCutOffByTheEndIsNotTheLastEventId) {
+  SseParser parser;
+  std::vector<SseEvent> events;
+  const auto sink = [&](const SseEvent& event) { events.push_back(event); };
+  parser.feed("id: 1\ndata: complete\n\nid: 2\ndata: cut off", sink);
+  EXPECT_EQ(parser.last_event_id(), "1");
+  parser.end_of_stream();
+  EXPECT_EQ(parser.last_event_id(), "1");
+  parser.feed("data: next\n\n", sink);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].last_event_id, "1");
+}
+
 }  // namespace
 }  // namespace mcp::detail

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
 
@@ -33,6 +34,7 @@ std::vector<BaselineEntry> read_entries(const std::filesystem::path& file, const
     BaselineEntry entry;
     entry.line = node.Mark().line + 1;
     for (const auto& member : node) {
+      if (!member.first.IsScalar()) fail(file, member.first, key + ": a member's name is text");
       const auto name = member.first.as<std::string>();
       if (name != "case" && name != "check" && name != "transport" && name != "reason") {
         fail(file, member.first,
@@ -89,11 +91,15 @@ bool known(const BaselineEntry& entry, const KnownIds& ids) {
 }  // namespace
 
 Baseline load_baseline(const std::filesystem::path& file) {
+  const auto text = try_read_file(file);
+  if (!text) throw BaselineError(file.string() + ":0: cannot read the file");
+  return parse_baseline(*text, file);
+}
+
+Baseline parse_baseline(const std::string& text, const std::filesystem::path& file) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw BaselineError(file.string() + ":0: cannot read the file");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw BaselineError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
@@ -102,6 +108,7 @@ Baseline load_baseline(const std::filesystem::path& file) {
   if (root.IsNull()) return baseline;
   if (!root.IsMap()) fail(file, root, "a baseline is a map with expected_failures and flaky");
   for (const auto& member : root) {
+    if (!member.first.IsScalar()) fail(file, member.first, "a key is text");
     const auto name = member.first.as<std::string>();
     if (name != "expected_failures" && name != "flaky") {
       fail(file, member.first, "unknown key '" + name + "' (known: expected_failures, flaky)");

@@ -415,7 +415,8 @@ std::string burst_table(const std::vector<LabelledRun>& runs) {
       for (const auto& [result, check] : bursts_of(runs[i].run, transport)) {
         const Key key{transport, check->id};
         if (std::none_of(rows.begin(), rows.end(), [&](const Row& row) {
-              return row.transport == transport && row.check_id == check->id;
+              // key.second, not check->id: clang 14 cannot capture a structured binding.
+              return row.transport == transport && row.check_id == key.second;
             })) {
           rows.push_back({transport, check->id, result->case_id});
         }

@@ -55,6 +55,24 @@ TEST(BaselineFile, BrokenFilesNameLineAndReason) {
   }
 }
 
+// Found by fuzz/baseline_fuzz: a key that is a map or a list (YAML allows "? [a, b]" and
+// "{...}: x") escaped as yaml-cpp's bad-conversion exception instead of a BaselineError.
+TEST(BaselineFile, RegressionKeyThatIsNotTextIsRefusedWithItsLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"? [a, b]\n: 1\n", "x.yaml:1: a key is text"},
+      {"expected_failures:\n  - {case: ping/idle, reason: r}: 3\n",
+       "x.yaml:2: expected_failures: a member's name is text"},
+  };
+  for (const auto& [text, message] : cases) {
+    try {
+      parse_baseline(text, "x.yaml");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const BaselineError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ApplyBaseline, ListedFailureIsExpected) {
   auto run = make_run({make_case("ping/idle", {make_check("ping/idle:pong", Verdict::Fail)})});
   apply_baseline(load_baseline(kData / "valid.yaml"), known(), run);

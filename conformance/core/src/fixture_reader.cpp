@@ -17,12 +17,16 @@ FixtureError::FixtureError(std::string file, std::string pointer, std::string re
 Json parse_json_file(const std::filesystem::path& file) {
   const auto text = try_read_file(file);
   if (!text) throw FixtureError(file.string(), "", "cannot read the file");
+  return parse_json_text(*text, file.string());
+}
+
+Json parse_json_text(const std::string& text, const std::string& file) {
   try {
-    return Json::parse(*text);
+    return Json::parse(text);
   } catch (const Json::parse_error& e) {
     std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text->size(); ++i) {
-      if ((*text)[i] == '\n') {
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
         ++line;
         column = 1;
       } else {
@@ -32,7 +36,7 @@ Json parse_json_file(const std::filesystem::path& file) {
     std::string message = e.what();
     const auto at = message.find("syntax error");
     if (at != std::string::npos) message = message.substr(at);
-    throw FixtureError(file.string(), "",
+    throw FixtureError(file, "",
                        "invalid JSON at line " + std::to_string(line) + ", column " +
                            std::to_string(column) + ": " + message);
   }

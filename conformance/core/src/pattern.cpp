@@ -1,6 +1,7 @@
 #include "core/pattern.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 
 namespace mcpping {
@@ -308,8 +309,10 @@ std::optional<Json> resolve_ref(std::string_view ref, const Captures& captures) 
     } else if (current->is_array() && !member.empty() &&
                std::all_of(member.begin(), member.end(),
                            [](char c) { return c >= '0' && c <= '9'; })) {
-      const auto index = std::stoul(member);
-      if (index >= current->size()) return std::nullopt;
+      // An index too large for size_t names nothing, as one past the end does.
+      std::size_t index = 0;
+      const auto parsed = std::from_chars(member.data(), member.data() + member.size(), index);
+      if (parsed.ec != std::errc() || index >= current->size()) return std::nullopt;
       current = &(*current)[index];
     } else {
       return std::nullopt;
@@ -427,7 +430,8 @@ std::optional<ValueProblem> check_repeat(const Json& arg) {
       arg[1].get<std::int64_t>() <= 0) {
     return ValueProblem{"", "$repeat takes [TEXT, N]: a non-empty string and a positive count"};
   }
-  if (arg[0].get_ref<const std::string&>().size() * arg[1].get<std::uint64_t>() > kMaxRepeatBytes) {
+  // Compared by division: the product of a long text and a huge count would wrap around.
+  if (arg[1].get<std::uint64_t>() > kMaxRepeatBytes / arg[0].get_ref<const std::string&>().size()) {
     return ValueProblem{"", "$repeat makes at most " + std::to_string(kMaxRepeatBytes) + " bytes"};
   }
   return std::nullopt;

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/files.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 
@@ -209,8 +210,16 @@ Defaults load_defaults(const std::filesystem::path& file) {
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
                        const Defaults& defaults, const SpecReferences& refs,
                        const ScriptValidator& validate_script) {
+  const auto text = try_read_file(file);
+  if (!text) throw FixtureError(file.string(), "", "cannot read the file");
+  return parse_scenario(*text, file, id, defaults, refs, validate_script);
+}
+
+Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
+                        const std::string& id, const Defaults& defaults, const SpecReferences& refs,
+                        const ScriptValidator& validate_script) {
   const Checker c(file.string());
-  const auto root = parse_json_file(file);
+  const auto root = parse_json_text(text, file.string());
   c.object(root, "");
   c.only_keys(root, kTopLevelKeys, "");
 
@@ -277,8 +286,10 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
   }
 
   s.script = c.member(root, "script", "");
-  s.script_checks = validate_script(
+  auto summary = validate_script(
       s.script, ScriptContext{file.string(), &defaults.timeouts, &refs, &s.transports});
+  s.script_checks = std::move(summary.checks);
+  s.fixed_waits = std::move(summary.fixed_waits);
 
   if (root.contains("driver_checks")) {
     const auto& checks = c.array(root["driver_checks"], "/driver_checks");
@@ -351,6 +362,15 @@ bool Scenario::applies_to(std::string_view revision) const {
   const auto index = revision_index(revision);
   return index && *index >= *revision_index(revision_from) &&
          *index <= *revision_index(revision_until);
+}
+
+double Scenario::fixed_wait_ms(const TimeoutTable& timeouts) const {
+  double total = 0;
+  for (const auto& name : fixed_waits) {
+    const auto it = timeouts.find(name);
+    if (it != timeouts.end()) total += it->second;
+  }
+  return total;
 }
 
 TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier) {

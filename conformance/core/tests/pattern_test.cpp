@@ -186,5 +186,24 @@ TEST(Pattern, CollectsRefsWithPointers) {
   EXPECT_EQ(ref_root("a.b.c"), "a");
 }
 
+// Found by fuzz/pattern_fuzz: the size check multiplied text length by count, which wraps
+// around for a huge count, so a $repeat of 2 "bytes" was accepted and writing it out never
+// ended.
+TEST(Pattern, RegressionRepeatWhoseSizeWrapsAroundIsRefused) {
+  EXPECT_TRUE(check_repeat(Json::parse(R"(["abc", 6148914691236517206])")));
+  EXPECT_FALSE(repeated_text(Json::parse(R"({"$repeat": ["abc", 6148914691236517206]})")));
+  EXPECT_FALSE(check_repeat(Json::parse(R"(["abc", 349525])")));  // 1048575 bytes
+}
+
+// Found by fuzz/pattern_fuzz: an array index too large for size_t threw std::out_of_range
+// out of the matcher instead of naming nothing.
+TEST(Pattern, RegressionIndexBeyondSizeTNamesNothing) {
+  const Captures captures{{"c", Json::array({1})}};
+  EXPECT_FALSE(resolve_ref("c.99999999999999999999999", captures));
+  std::string why;
+  EXPECT_FALSE(matches(Json("${c.99999999999999999999999}"), Json(1), captures, &why));
+  EXPECT_NE(why.find("is not captured"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace mcpping

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/scenario.hpp"
+#include "reports/results.hpp"
 
 namespace mcpping {
 
@@ -13,6 +14,7 @@ struct PlannedCase {
   const Scenario* scenario = nullptr;
   std::string transport;
   std::optional<std::string> unsupported;  // why the case cannot apply to this run
+  CaseResult::Unsupported unsupported_kind = CaseResult::Unsupported::kRevision;
 };
 
 struct PlanRequest {

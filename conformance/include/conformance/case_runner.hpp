@@ -19,7 +19,10 @@ struct SuiteSetup {
   std::vector<Scenario> catalogue;
   std::filesystem::path mock_stdio_server;
   std::filesystem::path mock_http_server;
-  std::vector<std::string> driver_argv;
+  std::vector<std::string> driver_argv;  // or the official harness's argv
+  // driver_argv is an official-suite client harness (official_harness.hpp), and the planned
+  // cases are those adapted to it.
+  bool official_harness = false;
   std::string revision = "2025-11-25";
   double timeout_multiplier = 1.0;
   std::filesystem::path report_dir;

@@ -29,14 +29,17 @@ struct RunOptions {
   std::optional<std::filesystem::path> baseline;  // known failures (docs/baselines.md)
   std::optional<std::pair<unsigned, unsigned>> shard;  // I/N: this run's part of the cases
   bool ctest_measurements = false;  // latency figures as CTest measurements in the output
+  // "official": driver_argv is an official-suite client harness (docs/official-harness.md).
+  std::optional<std::string> harness;
   std::vector<std::string> driver_argv;
 };
 
 struct ListOptions {
   std::vector<std::string> scenario_globs;  // empty: every case
   std::optional<std::string> transport;
-  bool markdown = false;  // docs/catalogue.md instead of one line per case
-  bool json = false;      // the catalogue as one JSON document (catalogue_json.hpp)
+  bool markdown = false;               // docs/catalogue.md instead of one line per case
+  bool json = false;                   // the catalogue as one JSON document (catalogue_json.hpp)
+  std::optional<std::string> harness;  // "official": the cases such a harness runs
   std::optional<std::filesystem::path> fixtures;
 };
 

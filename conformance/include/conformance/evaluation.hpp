@@ -21,6 +21,9 @@ struct CaseObservations {
   std::optional<ChildOutcome> driver = ChildOutcome{};
   DriverReport driver_report;
   TranscriptRecords transcript;
+  // The client is an official-suite harness (official_harness.hpp), not a driver: it prints
+  // no step lines and knows no exit 127, and its exit status says whether it completed.
+  bool official_harness = false;
 };
 
 // A check the case declares that nothing observed can judge: a driver-side check when no

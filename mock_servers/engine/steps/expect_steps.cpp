@@ -49,6 +49,8 @@ struct ExpectNone final : Step {
   std::string window;
   CheckDef check;
 
+  const std::string* fixed_wait() const override { return &window; }
+
   StepResult run(Run& run) const override {
     const auto window_ms = run.timeout(window);
     const auto t0 = Clock::now();
@@ -77,6 +79,8 @@ struct ExpectNone final : Step {
 struct ObserveClientPings final : Step {
   std::string window;
   CheckDef check;
+
+  const std::string* fixed_wait() const override { return &window; }
 
   StepResult run(Run& run) const override {
     const auto window_ms = run.timeout(window);

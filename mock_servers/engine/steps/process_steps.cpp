@@ -29,6 +29,7 @@ struct Pause final : Step {
   StepResult run(Run& run) const override {
     return run.go_on(run.pump(Clock::now() + from_ms(run.timeout(timeout)), nullptr));
   }
+  const std::string* fixed_wait() const override { return &timeout; }
 };
 
 // Logs as a real server does: on the script's own thread, so a client that does not drain

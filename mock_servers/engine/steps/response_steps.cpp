@@ -331,6 +331,8 @@ struct ExpectNoResponse final : Step {
   CheckDef check;
   std::optional<CheckDef> info_check;
 
+  const std::string* fixed_wait() const override { return &window; }
+
   void judge(Run& run, Clock::time_point t0, double window_ms) const {
     const auto end = t0 + from_ms(window_ms);
     const auto& requests = run.labels[label];

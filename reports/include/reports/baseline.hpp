@@ -34,6 +34,8 @@ struct Baseline {
 };
 
 Baseline load_baseline(const std::filesystem::path& file);
+// The same for a baseline's text already read; `file` names it in errors.
+Baseline parse_baseline(const std::string& text, const std::filesystem::path& file);
 
 // Everything the catalogue has: case ids and full check ids, to spot entries naming nothing.
 struct KnownIds {

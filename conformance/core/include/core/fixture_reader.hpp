@@ -27,6 +27,8 @@ class FixtureError : public std::runtime_error {
 
 // Parses a JSON file; a syntax error becomes a FixtureError with its line and column.
 Json parse_json_file(const std::filesystem::path& file);
+// The same for text already read; `file` names it in errors.
+Json parse_json_text(const std::string& text, const std::string& file);
 
 // Typed field access that throws FixtureError on the first problem.
 class FixtureReader {

@@ -84,9 +84,13 @@ struct Scenario {
   Json http;  // the optional top-level "http" object, else null
   // Every check the script declares, in script order (driver checks not included).
   std::vector<CheckDef> script_checks;
+  // Timeout names the script always waits out (ScriptSummary::fixed_waits).
+  std::vector<std::string> fixed_waits;
 
   bool runs_on(std::string_view transport) const;
   bool applies_to(std::string_view revision) const;
+  // The time the script spends in fixed waits, whatever the client does.
+  double fixed_wait_ms(const TimeoutTable& timeouts) const;
 };
 
 // What a script validator needs besides the script.
@@ -97,16 +101,28 @@ struct ScriptContext {
   const std::vector<std::string>* transports = nullptr;  // the case's transports, when known
 };
 
-// Validates a script array (pointers start at "/script") and returns the checks it declares,
-// in script order, each with the transports its step runs on. Throws FixtureError. The
-// script language belongs to the mock servers' engine (engine/script.hpp).
-using ScriptValidator = std::function<std::vector<CheckDef>(const Json&, const ScriptContext&)>;
+// What validating a script tells the catalogue about it.
+struct ScriptSummary {
+  // Every check it declares, in script order, each with the transports its step runs on.
+  std::vector<CheckDef> checks;
+  // The timeouts (names in the timeout table) its steps always wait out, whatever the client
+  // does: idle windows, quiet windows, pauses. The runner schedules by them.
+  std::vector<std::string> fixed_waits;
+};
+
+// Validates a script array (pointers start at "/script") and summarises it. Throws
+// FixtureError. The script language belongs to the mock servers' engine (engine/script.hpp).
+using ScriptValidator = std::function<ScriptSummary(const Json&, const ScriptContext&)>;
 
 // Loads and validates one fixture. `id` is the case id (path below scenarios/, no .json).
 // Throws FixtureError naming file, field and reason.
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
                        const Defaults& defaults, const SpecReferences& refs,
                        const ScriptValidator& validate_script);
+// The same for a fixture's text already read; `file` names it in errors.
+Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
+                        const std::string& id, const Defaults& defaults, const SpecReferences& refs,
+                        const ScriptValidator& validate_script);
 
 // Loads every fixture under `scenarios_dir`, sorted by id. Throws on the first broken one.
 std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
