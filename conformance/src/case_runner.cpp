@@ -1,11 +1,5 @@
 #include "conformance/case_runner.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -13,8 +7,10 @@
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
 #include "conformance/evaluation.hpp"
+#include "conformance/mock_watch.hpp"
 #include "conformance/official_harness.hpp"
 #include "core/files.hpp"
+#include "core/text.hpp"
 #include "core/transcript_model.hpp"
 #include "reports/json_report.hpp"
 
@@ -32,12 +28,6 @@ namespace {
 
 std::chrono::milliseconds scaled_ms(const TimeoutTable& table, const std::string& name) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(table.at(name))));
-}
-
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // A script that reruns the case by hand, for the evidence folder. Over stdio the client
@@ -78,29 +68,8 @@ std::string reproduce_script(const DriverInvocation& invocation, const std::stri
   return script + command.substr(1) + " || status=$?\nexit $status\n";
 }
 
-// The mock server normally exits with the client. One the client left running (in another
-// process group, ignoring end of file) is stopped here, so no case leaves a process behind.
-void stop_leftover_mock(const fs::path& pid_file, std::chrono::milliseconds grace) {
-  std::ifstream in(pid_file);
-  pid_t pid = 0;
-  if (!(in >> pid) || pid <= 1) return;
-  // Make sure the pid still names our mock server, not a process that reused the number.
-  const std::string cmdline = read_file_or_empty("/proc/" + std::to_string(pid) + "/cmdline");
-  if (cmdline.find("mcp-mock-") == std::string::npos ||
-      cmdline.find(pid_file.parent_path().string()) == std::string::npos) {
-    return;
-  }
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return;
-  pollfd waiter{pidfd, POLLIN, 0};
-  if (::poll(&waiter, 1, static_cast<int>(grace.count())) == 0) {
-    ::kill(pid, SIGKILL);
-    ::poll(&waiter, 1, 1000);
-  }
-  ::close(pidfd);
-}
+}  // namespace
 
-// The URL the HTTP mock server prints as its first stdout line: {"url":"http://..."}.
 std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds timeout,
                             const fs::path& stderr_file) {
   const auto line = server.first_line(timeout);
@@ -115,8 +84,6 @@ std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds
   }
   return parsed["url"].get<std::string>();
 }
-
-}  // namespace
 
 CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
   const Scenario& scenario = *planned.scenario;
@@ -193,7 +160,9 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     if (http_server) {
       http_server->stop(grace);
     } else {
-      stop_leftover_mock(dir / "mock.pid", grace);
+      // It normally exits with the client; one the client left running (in another process
+      // group, ignoring end of file) is stopped, so no case leaves a process behind.
+      stop_mock_server(dir / "mock.pid", grace, MockStop::kAfterGrace);
     }
     // A harness's stdout is its own business: only a driver's holds step lines.
     if (!setup.official_harness) {

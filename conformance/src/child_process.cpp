@@ -1,6 +1,8 @@
 #include "conformance/child_process.hpp"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -266,6 +268,8 @@ struct BackgroundProcess::State {
   std::optional<bp2::process> child;
   std::optional<LiveGroup> registered;
   std::string buffer;
+  bool stdout_ended = false;
+  std::optional<ChildOutcome> ended;  // wait() saw it exit
   std::optional<std::string> outcome;
 };
 
@@ -301,7 +305,20 @@ BackgroundProcess::~BackgroundProcess() {
 }
 
 std::optional<std::string> BackgroundProcess::first_line(std::chrono::milliseconds timeout) {
+  return next_line(timeout);
+}
+
+std::optional<std::string> BackgroundProcess::next_line(std::chrono::milliseconds timeout) {
   auto& s = *state_;
+  const auto take_line = [&]() -> std::optional<std::string> {
+    const auto nl = s.buffer.find('\n');
+    if (nl == std::string::npos) return std::nullopt;
+    std::string line = s.buffer.substr(0, nl);
+    s.buffer.erase(0, nl + 1);
+    return line;
+  };
+  if (auto line = take_line()) return line;
+  if (s.stdout_ended) return std::nullopt;
   std::optional<std::string> line;
   bool done = false;
   asio::steady_timer timer(s.ctx);
@@ -313,10 +330,10 @@ std::optional<std::string> BackgroundProcess::first_line(std::chrono::millisecon
   std::function<void()> read_more = [&] {
     s.out.async_read_some(asio::buffer(chunk), [&](boost::system::error_code ec, std::size_t n) {
       s.buffer.append(chunk.data(), n);
-      if (const auto nl = s.buffer.find('\n'); nl != std::string::npos) {
-        line = s.buffer.substr(0, nl);
+      if ((line = take_line())) {
         done = true;
       } else if (ec || s.buffer.size() > 65536) {
+        s.stdout_ended = ec != asio::error::operation_aborted;
         done = true;
       } else {
         read_more();
@@ -333,11 +350,39 @@ std::optional<std::string> BackgroundProcess::first_line(std::chrono::millisecon
   return line;
 }
 
+void BackgroundProcess::signal_group(int signal) {
+  if (state_->child && !state_->outcome) ::kill(-state_->child->id(), signal);
+}
+
+std::optional<ChildOutcome> BackgroundProcess::wait(std::chrono::milliseconds timeout) {
+  auto& s = *state_;
+  if (s.ended) return s.ended;
+  if (!s.child || s.outcome) return std::nullopt;
+  // A pidfd turns readable when the process ends; running() then reaps it.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, s.child->id(), 0));
+  if (pidfd >= 0) {
+    pollfd waiter{pidfd, POLLIN, 0};
+    ::poll(&waiter, 1, static_cast<int>(timeout.count()));
+    ::close(pidfd);
+  }
+  boost::system::error_code ec;
+  if (s.child->running(ec) || ec) return std::nullopt;
+  ChildOutcome outcome;
+  record_wait_status(s.child->native_exit_code(), outcome);
+  s.ended = outcome;
+  return outcome;
+}
+
 std::string BackgroundProcess::stop(std::chrono::milliseconds grace) {
   auto& s = *state_;
   if (s.outcome) return *s.outcome;
   if (!s.child) return *(s.outcome = "not started");
   const pid_t group = s.child->id();
+  if (s.ended) {
+    ::kill(-group, SIGKILL);  // anything it left in its group
+    s.registered.reset();
+    return *(s.outcome = describe(*s.ended));
+  }
   ::kill(-group, SIGTERM);
   bool exited = false;
   asio::steady_timer timer(s.ctx);

@@ -24,6 +24,9 @@ std::string usage_text() {
   mcp-ping-conformance baseline --from REPORT_DIR [--output FILE]
   mcp-ping-conformance table --column LABEL=REPORT_DIR...
   mcp-ping-conformance merge --output DIR --column LABEL=REPORT_DIR...
+  mcp-ping-conformance serve --scenario ID --transport T [--revision R]
+                             [--timeout-multiplier X] [--report-dir DIR] [--fixtures DIR]
+                             [--wait-ms N]
   mcp-ping-conformance --help | --version
 
 run options:
@@ -53,6 +56,15 @@ list options:
                            (docs/ctest.md)
   --harness official       the cases an official-suite client harness runs (with --markdown:
                            docs/official-harness-cases.md)
+
+serve: runs one case's mock server for a client you drive by hand (an IDE, a chat app, your
+  own CLI): prints the URL, or over stdio the command for the client to start, and what the
+  client should do; waits until the script ends or Ctrl-C; judges; exit status as for run.
+  --scenario ID            the case: an id, or a glob matching exactly one case
+  --transport T            stdio | streamable-http | sse
+  --wait-ms N              the case deadline, and the wait for each request the case asks
+                           the client to make (default 600000: 10 minutes)
+  --revision, --timeout-multiplier, --report-dir, --fixtures   as for run
 
 baseline: writes a baseline (YAML) that expects exactly the failures of an earlier run.
 table: prints a Markdown table of several runs side by side (one column per client).
@@ -99,6 +111,14 @@ class Words {
   std::size_t i_ = 0;
 };
 
+std::string checked_revision(const std::string& value) {
+  if (!revision_index(value)) {
+    throw UsageError("--revision '" + value + "': expected one of " +
+                     join(known_revisions(), ", "));
+  }
+  return value;
+}
+
 std::string checked_transport(const std::string& value) {
   const auto& known = known_transports();
   if (std::find(known.begin(), known.end(), value) == known.end()) {
@@ -114,6 +134,14 @@ double parse_number(const std::string& option, const std::string& value) {
     throw UsageError(option + " '" + value + "': not a number");
   }
   return number;
+}
+
+double checked_multiplier(const std::string& value) {
+  const double multiplier = parse_number("--timeout-multiplier", value);
+  if (multiplier < 0.1 || multiplier > 100) {
+    throw UsageError("--timeout-multiplier must be from 0.1 to 100");
+  }
+  return multiplier;
 }
 
 long parse_integer(const std::string& option, const std::string& value, long min, long max) {
@@ -194,6 +222,48 @@ Command parse_baseline(Words& words) {
   return command;
 }
 
+Command parse_serve(Words& words) {
+  Command command;
+  command.kind = Command::Kind::kServe;
+  ServeOptions& serve = command.serve;
+  while (!words.done()) {
+    std::string word = words.next();
+    std::optional<std::string> inline_value = split_inline_value(word);
+    const auto value = [&] { return words.value_of(word, inline_value); };
+    if (word == "--help" || word == "-h") {
+      command.kind = Command::Kind::kHelp;
+      return command;
+    } else if (word == "--scenario") {
+      if (!serve.scenario.empty()) throw UsageError("serve: give --scenario once: one case");
+      serve.scenario = value();
+      if (serve.scenario.empty()) throw UsageError("--scenario: give a case id");
+    } else if (word == "--transport") {
+      serve.transport = checked_transport(value());
+    } else if (word == "--revision") {
+      serve.revision = checked_revision(value());
+    } else if (word == "--timeout-multiplier") {
+      serve.timeout_multiplier = checked_multiplier(value());
+    } else if (word == "--report-dir") {
+      serve.report_dir = value();
+    } else if (word == "--fixtures") {
+      serve.fixtures = std::filesystem::path(value());
+    } else if (word == "--wait-ms") {
+      serve.wait_ms = parse_integer(word, value(), 1000, 86400000);
+    } else if (word == "--") {
+      throw UsageError("serve takes no driver: you drive your client yourself");
+    } else {
+      throw UsageError("serve: unknown option '" + word + "'");
+    }
+  }
+  if (serve.scenario.empty()) {
+    throw UsageError("serve: give the case with --scenario ID (see 'mcp-ping-conformance list')");
+  }
+  if (serve.transport.empty()) {
+    throw UsageError("serve: give the transport with --transport " + join(known_transports(), "|"));
+  }
+  return command;
+}
+
 }  // namespace
 
 Command parse_command_line(const std::vector<std::string>& args) {
@@ -209,6 +279,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   if (verb == "baseline") return parse_baseline(words);
   if (verb == "table") return parse_table(words);
   if (verb == "merge") return parse_merge(words);
+  if (verb == "serve") return parse_serve(words);
   if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
   command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
   RunOptions& run = command.run;
@@ -247,17 +318,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
     } else if (word == "--strict") {
       run.strict = true;
     } else if (word == "--revision") {
-      run.revision = value();
-      if (!revision_index(run.revision)) {
-        std::string known;
-        for (const auto& r : known_revisions()) known += (known.empty() ? "" : ", ") + r;
-        throw UsageError("--revision '" + run.revision + "': expected one of " + known);
-      }
+      run.revision = checked_revision(value());
     } else if (word == "--timeout-multiplier") {
-      run.timeout_multiplier = parse_number(word, value());
-      if (run.timeout_multiplier < 0.1 || run.timeout_multiplier > 100) {
-        throw UsageError("--timeout-multiplier must be from 0.1 to 100");
-      }
+      run.timeout_multiplier = checked_multiplier(value());
     } else if (word == "--report-dir") {
       run.report_dir = value();
     } else if (word == "--junit") {

@@ -60,6 +60,10 @@ std::string why_not_reached(const TranscriptRecords& transcript) {
   return transcript.ended ? "the script ended first" : "the server was stopped";
 }
 
+constexpr const char* kExpectedExit = "the driver exits 0 after attempting every step";
+constexpr const char* kExpectedCompletion =
+    "the driver finishes its steps before the case deadline";
+
 // An official harness exits non-zero when its client reported an error (connect, tools/list
 // or close failed), and exits 0 when it completed: that status stands in for the driver
 // checks, which judge step lines a harness never prints.
@@ -74,14 +78,14 @@ Observation harness_exit(const ChildOutcome& harness) {
 }
 
 // The driver's own fate: crash, hang, or a clean exit.
-std::optional<Observation> driver_fate(const Scenario& scenario, const CaseObservations& observed) {
-  const ChildOutcome& driver = observed.driver;
+std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutcome& driver,
+                                       const CaseObservations& observed) {
   if (observed.official_harness && driver.kind != ChildOutcome::Kind::kTimedOut &&
       driver.kind != ChildOutcome::Kind::kSpawnFailed) {
     return harness_exit(driver);
   }
   const std::vector<std::string> spec = {"suite.client-survives"};
-  const std::string expected_exit = "the driver exits 0 after attempting every step";
+  const std::string expected_exit = kExpectedExit;
   switch (driver.kind) {
     case ChildOutcome::Kind::kExited:
       if (driver.exit_code == 0) {
@@ -97,7 +101,7 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const CaseObser
     case ChildOutcome::Kind::kTimedOut:
       return Observation{{"driver:completed", scenario.deadline_kill, spec},
                          Outcome::Broken,
-                         "the driver finishes its steps before the case deadline",
+                         kExpectedCompletion,
                          "the client hung: " + describe(driver)};
     case ChildOutcome::Kind::kSpawnFailed:
       break;  // an ERROR, decided before any check
@@ -107,8 +111,8 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const CaseObser
 
 // A clean exit that came only because the mock server gave up at the case deadline: some
 // step (typically close) waited on a server that was still there.
-std::optional<Observation> hung_step(const Scenario& scenario, const CaseObservations& observed) {
-  const auto& driver = observed.driver;
+std::optional<Observation> hung_step(const Scenario& scenario, const ChildOutcome& driver,
+                                     const CaseObservations& observed) {
   const auto& steps = observed.driver_report.steps;
   if (driver.kind != ChildOutcome::Kind::kExited || driver.exit_code != 0 ||
       (steps.empty() && !observed.official_harness) || observed.transcript.end_reason != "deadline")
@@ -118,18 +122,23 @@ std::optional<Observation> hung_step(const Scenario& scenario, const CaseObserva
                                                steps.back().op + ") returned only after that";
   return Observation{{"driver:completed", scenario.deadline_kill, {"suite.client-survives"}},
                      Outcome::Broken,
-                     "the driver finishes its steps before the case deadline",
+                     kExpectedCompletion,
                      "the client was still connected when the mock server gave up at the case "
                      "deadline; " +
                          late};
+}
+
+std::string driver_line_expected(const Scenario& scenario, const DriverCheck& driver_check) {
+  const std::string op = scenario.driver_steps[driver_check.step].value("op", "");
+  return "step " + std::to_string(driver_check.step) + " (" + op + ") reports " +
+         driver_check.expect.dump();
 }
 
 Observation driver_line(const Scenario& scenario, const DriverCheck& driver_check,
                         const CaseObservations& observed) {
   const auto& report = observed.driver_report;
   const std::string op = scenario.driver_steps[driver_check.step].value("op", "");
-  const std::string expected = "step " + std::to_string(driver_check.step) + " (" + op +
-                               ") reports " + driver_check.expect.dump();
+  const std::string expected = driver_line_expected(scenario, driver_check);
   // No blame and no credit without cause: the check is about the client's reaction to what
   // the server sent under these labels.
   for (const auto& label : driver_check.given) {
@@ -168,7 +177,8 @@ std::optional<std::string> negotiated_elsewhere(const Scenario& scenario,
 std::optional<Evaluation> before_checks(const Scenario& scenario,
                                         const CaseObservations& observed) {
   Evaluation out;
-  const auto& driver = observed.driver;
+  // No driver: nothing of it can make the case unjudgeable.
+  const ChildOutcome driver = observed.driver.value_or(ChildOutcome{});
   if (driver.kind == ChildOutcome::Kind::kSpawnFailed) {
     out.verdict = Verdict::Error;
     out.reason = "the driver " + describe(driver);
@@ -188,8 +198,8 @@ std::optional<Evaluation> before_checks(const Scenario& scenario,
   } else if (observed.driver_report.problem && !observed.official_harness) {
     out.verdict = Verdict::Error;
     out.reason = "the driver broke the driver contract: " + *observed.driver_report.problem;
-  } else if (driver.kind == ChildOutcome::Kind::kExited && driver.exit_code == 0 &&
-             !observed.official_harness &&
+  } else if (observed.driver && driver.kind == ChildOutcome::Kind::kExited &&
+             driver.exit_code == 0 && !observed.official_harness &&
              observed.driver_report.steps.size() < scenario.driver_steps.size()) {
     out.verdict = Verdict::Error;
     out.reason = "the driver broke the driver contract: it exited 0 after reporting " +
@@ -213,11 +223,17 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
   Evaluation out;
   const auto& transcript = observed.transcript;
 
-  if (auto fate = driver_fate(scenario, observed)) {
-    out.checks.push_back(judged(scenario.id, *fate, refs));
+  if (observed.driver) {
+    if (auto fate = driver_fate(scenario, *observed.driver, observed)) {
+      out.checks.push_back(judged(scenario.id, *fate, refs));
+    }
+    if (auto hung = hung_step(scenario, *observed.driver, observed))
+      out.checks.push_back(judged(scenario.id, *hung, refs));
+  } else {
+    out.not_judged.push_back({scenario.id + ":driver:exit", Level::Must, kExpectedExit});
+    out.not_judged.push_back(
+        {scenario.id + ":driver:completed", scenario.deadline_kill, kExpectedCompletion});
   }
-  if (auto hung = hung_step(scenario, observed))
-    out.checks.push_back(judged(scenario.id, *hung, refs));
   if (!transcript.present) {
     out.checks.push_back(judged(
         scenario.id,
@@ -268,6 +284,11 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
     }
   }
   for (const auto& driver_check : scenario.driver_checks) {
+    if (!observed.driver) {
+      out.not_judged.push_back({scenario.id + ":" + driver_check.check.id, driver_check.check.level,
+                                driver_line_expected(scenario, driver_check)});
+      continue;
+    }
     out.checks.push_back(judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
   }
 

@@ -19,6 +19,7 @@
 #include "conformance/cli.hpp"
 #include "conformance/installation.hpp"
 #include "conformance/official_harness.hpp"
+#include "conformance/serve_session.hpp"
 #include "conformance/suite_runner.hpp"
 #include "core/scenario.hpp"
 #include "engine/script.hpp"
@@ -372,6 +373,17 @@ int run(const RunOptions& options) {
   return kExitOk;
 }
 
+int serve(const ServeOptions& options) {
+  Catalogue catalogue = load(options.fixtures);
+  ServeSetup setup{std::move(catalogue.defaults), std::move(catalogue.refs), {}, {}};
+  if (options.transport == "stdio") {
+    setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
+  } else {
+    setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
+  }
+  return mcpping::serve(options, catalogue.scenarios, setup, std::cout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -394,6 +406,8 @@ int main(int argc, char** argv) {
         return print_table(command.table);
       case Command::Kind::kMerge:
         return merge(command.merge);
+      case Command::Kind::kServe:
+        return serve(command.serve);
     }
   } catch (const UsageError& e) {
     std::cerr << "mcp-ping-conformance: " << e.what() << "\n\n" << usage_text();

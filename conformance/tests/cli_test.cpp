@@ -97,6 +97,32 @@ TEST(Cli, ShardIsOneBasedIndexOverCount) {
   EXPECT_THROW(parse({"run", "--shard", "2", "--", "d"}), UsageError);
 }
 
+TEST(Cli, ServeTakesOneCaseAndOneTransport) {
+  const Command command = parse({"serve", "--scenario", "ping/while-awaiting", "--transport=sse",
+                                 "--revision", "2025-06-18", "--timeout-multiplier", "2",
+                                 "--report-dir", "out", "--fixtures", "f", "--wait-ms=60000"});
+  ASSERT_EQ(command.kind, Command::Kind::kServe);
+  EXPECT_EQ(command.serve.scenario, "ping/while-awaiting");
+  EXPECT_EQ(command.serve.transport, "sse");
+  EXPECT_EQ(command.serve.revision, "2025-06-18");
+  EXPECT_DOUBLE_EQ(command.serve.timeout_multiplier, 2.0);
+  EXPECT_EQ(command.serve.report_dir, std::filesystem::path("out"));
+  EXPECT_EQ(command.serve.fixtures, std::filesystem::path("f"));
+  EXPECT_EQ(command.serve.wait_ms, 60000);
+  EXPECT_EQ(parse({"serve", "--help"}).kind, Command::Kind::kHelp);
+  EXPECT_NE(usage_text().find("mcp-ping-conformance serve --scenario ID --transport T"),
+            std::string::npos);
+}
+
+TEST(Cli, ServeDefaultsGiveAPersonTenMinutes) {
+  const Command command = parse({"serve", "--scenario", "ping/idle", "--transport", "stdio"});
+  EXPECT_EQ(command.serve.wait_ms, 600000);
+  EXPECT_EQ(command.serve.revision, "2025-11-25");
+  EXPECT_DOUBLE_EQ(command.serve.timeout_multiplier, 1.0);
+  EXPECT_EQ(command.serve.report_dir, std::filesystem::path("mcp-ping-report"));
+  EXPECT_FALSE(command.serve.fixtures.has_value());
+}
+
 TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(parse({"--help"}).kind, Command::Kind::kHelp);
   EXPECT_EQ(parse({"run", "--help"}).kind, Command::Kind::kHelp);
@@ -128,6 +154,21 @@ TEST(Cli, BadCommandLinesAreUsageErrorsNamingTheProblem) {
       {{"merge", "--output", "o", "--column", "=dir"}, "expected LABEL=REPORT_DIR"},
       {{"merge", "--output", "o", "--column"}, "--column needs a value"},
       {{"merge", "--output", "o", "shard-1"}, "merge: unknown option 'shard-1'"},
+      {{"serve", "--transport", "stdio"}, "serve: give the case with --scenario ID"},
+      {{"serve", "--scenario", "ping/idle"}, "give the transport with --transport"},
+      {{"serve", "--scenario", "a", "--scenario", "b", "--transport", "stdio"},
+       "give --scenario once"},
+      {{"serve", "--scenario", "ping/idle", "--transport", "pigeon"}, "--transport 'pigeon'"},
+      {{"serve", "--scenario", "ping/idle", "--transport", "stdio", "--wait-ms", "soon"},
+       "--wait-ms 'soon'"},
+      {{"serve", "--scenario", "ping/idle", "--transport", "stdio", "--wait-ms", "10"},
+       "from 1000 to 86400000"},
+      {{"serve", "--scenario", "ping/idle", "--transport", "stdio", "--revision", "1999"},
+       "--revision '1999'"},
+      {{"serve", "--scenario", "ping/idle", "--transport", "stdio", "--strict"},
+       "serve: unknown option '--strict'"},
+      {{"serve", "--scenario", "ping/idle", "--transport", "stdio", "--", "d"},
+       "serve takes no driver"},
   };
   for (const auto& [args, message] : cases) {
     try {

@@ -42,8 +42,8 @@ CheckRecord check_record(const std::string& id, Outcome outcome, double t = 5,
 CaseObservations clean_run() {
   CaseObservations o;
   o.transport = "stdio";
-  o.driver.kind = ChildOutcome::Kind::kExited;
-  o.driver.exit_code = 0;
+  o.driver->kind = ChildOutcome::Kind::kExited;
+  o.driver->exit_code = 0;
   o.transcript.present = true;
   o.transcript.ended = true;
   o.transcript.checks = {check_record("handshake", Outcome::Met),
@@ -118,8 +118,8 @@ TEST(Evaluation, UnreachedChecksCountAgainstTheClient) {
 
 TEST(Evaluation, CrashIsAFailNamingTheSignal) {
   auto o = clean_run();
-  o.driver.kind = ChildOutcome::Kind::kSignaled;
-  o.driver.signal = 13;
+  o.driver->kind = ChildOutcome::Kind::kSignaled;
+  o.driver->signal = 13;
   const auto e = evaluate_case(make_scenario(), o, kRefs);
   EXPECT_EQ(e.verdict, Verdict::Fail);
   EXPECT_NE(find(e, "ping/while-awaiting:driver:exit")->actual.find("SIGPIPE"), std::string::npos);
@@ -127,7 +127,7 @@ TEST(Evaluation, CrashIsAFailNamingTheSignal) {
 
 TEST(Evaluation, HangIsAFailUnlessTheScenarioSaysInfo) {
   auto o = clean_run();
-  o.driver.kind = ChildOutcome::Kind::kTimedOut;
+  o.driver->kind = ChildOutcome::Kind::kTimedOut;
   EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
   auto scenario = make_scenario();
   scenario.deadline_kill = Level::Info;
@@ -182,9 +182,37 @@ TEST(Evaluation, ADriverCheckIsJudgedOnlyOnceItsCauseWasSent) {
   EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered")->outcome, Outcome::Met);
 }
 
+// `serve`: a person drove the client, no driver ran. The driver-side checks are listed as not
+// judged, apart from the checks, and take no part in the verdict; the mock's facts are judged
+// as in a run.
+TEST(Evaluation, WithoutADriverTheDriverSideChecksAreNotJudged) {
+  auto o = clean_run();
+  o.driver.reset();
+  o.driver_report = DriverReport{};
+  auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Informational) << "the INFO check, as in a run";
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit"), nullptr);
+  EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered"), nullptr);
+  ASSERT_EQ(e.not_judged.size(), 3u);
+  EXPECT_EQ(e.not_judged[0].id, "ping/while-awaiting:driver:exit");
+  EXPECT_EQ(e.not_judged[1].id, "ping/while-awaiting:driver:completed");
+  EXPECT_EQ(e.not_judged[2].id, "ping/while-awaiting:call-result-delivered");
+  EXPECT_EQ(e.not_judged[2].level, Level::Must);
+  EXPECT_EQ(e.not_judged[2].expected,
+            R"(step 1 (call_tool) reports {"ok":true,"result":{"content":[{"text":"nonce"}]}})");
+
+  o.transcript.checks[1] = check_record("pong", Outcome::Broken);
+  e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Fail);
+  EXPECT_EQ(find(e, "ping/while-awaiting:pong")->verdict, Verdict::Fail);
+
+  EXPECT_TRUE(evaluate_case(make_scenario(), clean_run(), kRefs).not_judged.empty())
+      << "with a driver every check is judged";
+}
+
 TEST(Evaluation, Exit127IsUnsupported) {
   auto o = clean_run();
-  o.driver.exit_code = 127;
+  o.driver->exit_code = 127;
   const auto e = evaluate_case(make_scenario(), o, kRefs);
   EXPECT_EQ(e.verdict, Verdict::Unsupported);
   EXPECT_TRUE(e.checks.empty());
@@ -212,7 +240,7 @@ TEST(Evaluation, UnreadableTranscriptIsAnErrorNeverAFail) {
 
 TEST(Evaluation, DriverExit127IsTypedAsTheDriversUnsupported) {
   auto o = clean_run();
-  o.driver.exit_code = 127;
+  o.driver->exit_code = 127;
   EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).unsupported, CaseResult::Unsupported::kDriver);
 }
 
@@ -359,7 +387,7 @@ Scenario harness_scenario() {
 CaseObservations harness_run(int exit_code) {
   auto o = clean_run();
   o.official_harness = true;
-  o.driver.exit_code = exit_code;
+  o.driver->exit_code = exit_code;
   o.driver_report = parse_driver_output("the harness logs what it likes\n", json::array());
   return o;
 }

@@ -21,6 +21,12 @@ std::string format_ms(double ms) {
   return buf;
 }
 
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
   for (const auto& item : items) {

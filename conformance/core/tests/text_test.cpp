@@ -22,6 +22,13 @@ TEST(Text, SafeDumpReplacesInvalidUtf8) {
 
 TEST(Text, FormatMsHasOneDecimal) { EXPECT_EQ(format_ms(12.345), "12.3"); }
 
+TEST(Text, ShellQuoteKeepsEveryWordWhole) {
+  EXPECT_EQ(shell_quote("plain"), "'plain'");
+  EXPECT_EQ(shell_quote("two words $HOME"), "'two words $HOME'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
 TEST(Text, JoinPutsTheSeparatorBetween) {
   EXPECT_EQ(join({"a", "b", "c"}, ", "), "a, b, c");
   EXPECT_EQ(join({}, ", "), "");

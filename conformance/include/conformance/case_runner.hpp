@@ -2,6 +2,7 @@
 // waits within the case deadline, cleans up, and evaluates.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,6 +31,13 @@ struct SuiteSetup {
 // The folder of a case's evidence: <report dir>/cases/<transport>/<case id>.
 std::filesystem::path evidence_dir_for(const std::filesystem::path& report_dir,
                                        const std::string& transport, const std::string& case_id);
+
+class BackgroundProcess;
+
+// The URL the HTTP mock server prints as its first stdout line, {"url":"http://..."}. Throws
+// std::runtime_error quoting what it printed instead (and its stderr) when it does not.
+std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds timeout,
+                            const std::filesystem::path& stderr_file);
 
 CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup);
 

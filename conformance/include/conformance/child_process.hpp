@@ -57,8 +57,18 @@ class BackgroundProcess {
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
   // The first line it prints on stdout, without the newline; nullopt when it prints none
-  // within `timeout` (or exits first).
+  // within `timeout` (or exits first). Call it before next_line().
   std::optional<std::string> first_line(std::chrono::milliseconds timeout);
+
+  // Each line it prints on stdout in turn, without the newline; nullopt when none comes within
+  // `timeout`, or its stdout has ended.
+  std::optional<std::string> next_line(std::chrono::milliseconds timeout);
+
+  // Sends `signal` to its process group, as a Ctrl-C at a terminal reaches a foreground job.
+  void signal_group(int signal);
+
+  // Up to `timeout` for it to exit by itself: how it ended, or nullopt while it runs on.
+  std::optional<ChildOutcome> wait(std::chrono::milliseconds timeout);
 
   // SIGTERM to its group, up to `grace` for it to exit, then SIGKILL. Returns how it ended
   // ("exit 0", "killed by signal 9 (SIGKILL)"). Idempotent.

@@ -58,13 +58,34 @@ struct MergeOptions {
   std::vector<std::pair<std::string, std::filesystem::path>> columns;  // label, report folder
 };
 
+// `serve`: one case's mock server for a client driven by hand (docs/writing-a-driver.md).
+struct ServeOptions {
+  std::string scenario;  // an id, or a glob that matches exactly one case
+  std::string transport;
+  std::string revision = "2025-11-25";
+  double timeout_multiplier = 1.0;
+  std::filesystem::path report_dir = "mcp-ping-report";
+  std::optional<std::filesystem::path> fixtures;
+  long wait_ms = 600000;  // the case deadline: a person needs more than the catalogue's 20 s
+};
+
 struct Command {
-  enum class Kind { kRun, kList, kBaseline, kTable, kMerge, kHelp, kVersion } kind = Kind::kHelp;
+  enum class Kind {
+    kRun,
+    kList,
+    kBaseline,
+    kTable,
+    kMerge,
+    kServe,
+    kHelp,
+    kVersion
+  } kind = Kind::kHelp;
   RunOptions run;
   ListOptions list;
   BaselineOptions baseline;
   TableOptions table;
   MergeOptions merge;
+  ServeOptions serve;
 };
 
 // Throws UsageError with a message that names the offending word.

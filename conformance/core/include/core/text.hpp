@@ -22,6 +22,10 @@ std::string shorten(const std::string& text, std::size_t limit);
 // "12.3" style millisecond text.
 std::string format_ms(double ms);
 
+// One word for a POSIX shell: in single quotes, a quote inside as '\''. Never split, never
+// expanded.
+std::string shell_quote(const std::string& word);
+
 // The items with `separator` between them.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
