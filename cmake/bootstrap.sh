@@ -29,8 +29,9 @@ build=${MCP_PING_BUILD_DIR:-$root/build}
 jobs=${MCP_PING_JOBS:-$(nproc)}
 
 # Debian 12 packages the suite builds with; the tests add GoogleTest, xmllint (the JUnit
-# schema test), clang-format 14 (the test style/clang-format, docs/development.md) and
-# Python 3 (the Python driver kit's tests, drivers/kit/README.md).
+# schema test), clang-format 14 (the test style/clang-format, docs/development.md),
+# Python 3 (the Python driver kit's tests, drivers/kit/README.md), and jq, curl and GNU time
+# (cmake/benchmark.sh, whose report the test benchmark/report-shape checks).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
 libcpp-httplib-dev libyaml-cpp-dev"
 if [ "$mode" = fuzz ]; then
@@ -39,7 +40,7 @@ elif [ "$mode" != suite ]; then
   packages="$packages libgtest-dev libgmock-dev libxml2-utils"
 fi
 if [ "$mode" = test ]; then
-  packages="$packages clang-format python3"
+  packages="$packages clang-format python3 jq curl time"
 fi
 missing=""
 for package in $packages; do
