@@ -62,14 +62,16 @@ DriverReport parse_driver_output(const std::string& output, const json& steps) {
       fail("lacks the members step (integer), op (string) and ok (boolean)");
       return report;
     }
-    const auto step = parsed["step"].get<std::int64_t>();
+    // Compared as JSON numbers, and named as written: a step past INT64_MAX must not read as
+    // another number in the message.
+    const json& step = parsed["step"];
     // The contract counts steps from 0; a driver counting from 1 is accepted too, decided by
     // its first line.
-    if (report.steps.empty() && step == 1) base = 1;
+    if (report.steps.empty() && step == json(1)) base = 1;
     const std::size_t expected = report.steps.size();
-    if (step < 0 || static_cast<std::size_t>(step) != expected + base) {
-      fail("reports step " + std::to_string(step) + " where step " +
-           std::to_string(expected + base) + " was due (one line per step, in order)");
+    if (step != json(expected + base)) {
+      fail("reports step " + step.dump() + " where step " + std::to_string(expected + base) +
+           " was due (one line per step, in order)");
       return report;
     }
     if (expected >= steps.size()) {

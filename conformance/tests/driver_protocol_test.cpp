@@ -76,6 +76,17 @@ TEST(DriverOutput, GarbageIsAProblemQuotingTheLine) {
   }
 }
 
+// Found by fuzzing: a step past INT64_MAX wrapped when read as a signed number, and the
+// message named "step -1". It is named as the driver wrote it.
+TEST(DriverOutput, RegressionStepBeyondInt64IsNamedAsWritten) {
+  const auto report = parse_driver_output(
+      "{\"step\":18446744073709551615,\"op\":\"connect\",\"ok\":true}\n", kSteps);
+  ASSERT_TRUE(report.problem);
+  EXPECT_NE(report.problem->find("reports step 18446744073709551615 where step 0 was due"),
+            std::string::npos)
+      << *report.problem;
+}
+
 TEST(DriverOutput, MoreLinesThanStepsIsAProblem) {
   const json one = json::parse(R"([{"op":"connect"}])");
   const auto report = parse_driver_output(
