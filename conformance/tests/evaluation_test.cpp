@@ -418,8 +418,10 @@ TEST(Evaluation, AHarnessExitingNonZeroDidNotCompleteAnd127IsNoOptOut) {
 TEST(Evaluation, AHarnessThatExitedOnlyAtTheServersDeadlineHung) {
   auto o = harness_run(0);
   o.transcript.end_reason = "deadline";
-  const auto* check =
-      find(evaluate_case(harness_scenario(), o, kRefs), "ping/while-awaiting:driver:completed");
+  // The evaluation outlives the pointer into it (a temporary here was a use after free,
+  // found by ThreadSanitizer).
+  const auto evaluation = evaluate_case(harness_scenario(), o, kRefs);
+  const auto* check = find(evaluation, "ping/while-awaiting:driver:completed");
   ASSERT_NE(check, nullptr);
   EXPECT_EQ(check->verdict, Verdict::Fail);
   EXPECT_NE(check->actual.find("the harness exited only after that"), std::string::npos);
