@@ -85,14 +85,19 @@ std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds
   return parsed["url"].get<std::string>();
 }
 
-CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
-  const Scenario& scenario = *planned.scenario;
+CaseResult case_result_for(const Scenario& scenario, const std::string& transport) {
   CaseResult result;
   result.case_id = scenario.id;
-  result.transport = planned.transport;
+  result.transport = transport;
   result.title = scenario.title;
   result.description = scenario.description;
   result.catches = scenario.catches;
+  return result;
+}
+
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
+  const Scenario& scenario = *planned.scenario;
+  CaseResult result = case_result_for(scenario, planned.transport);
   if (planned.unsupported) {
     result.verdict = Verdict::Unsupported;
     result.unsupported = planned.unsupported_kind;

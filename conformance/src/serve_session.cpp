@@ -244,12 +244,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   // mock server running.
   block_shutdown_signals();
   const Scenario& scenario = pick_served_case(catalogue, options);
-  CaseResult result;
-  result.case_id = scenario.id;
-  result.transport = options.transport;
-  result.title = scenario.title;
-  result.description = scenario.description;
-  result.catches = scenario.catches;
+  CaseResult result = case_result_for(scenario, options.transport);
 
   // The same applicability as `run`: a case outside the revision has nothing to serve.
   const PlanRequest request{{}, options.transport, options.revision, {options.transport}};

@@ -41,4 +41,7 @@ std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds
 
 CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup);
 
+// A case's result before it runs: what it is (id, transport, title, description, catches).
+CaseResult case_result_for(const Scenario& scenario, const std::string& transport);
+
 }  // namespace mcpping
