@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -88,9 +89,16 @@ class StdioTransport::Impl {
     // Newline-delimited framing: dump() without indentation never emits a raw newline.
     std::string line = frame.dump(-1, ' ', false, json::error_handler_t::replace);
     line.push_back('\n');
-    std::lock_guard lock(write_mutex_);
+    std::unique_lock lock(write_mutex_);
+    write_done_.wait(lock, [this] { return !writing_; });
     if (!stdin_open_) return make_error_code(errc::connection_closed);
-    return detail::write_all_without_sigpipe(stdin_->write_end(), line);
+    writing_ = true;
+    lock.unlock();
+    const std::error_code error = detail::write_all_without_sigpipe(stdin_->write_end(), line);
+    lock.lock();
+    writing_ = false;
+    write_done_.notify_all();
+    return error;
   }
 
   void close() {
@@ -100,7 +108,7 @@ class StdioTransport::Impl {
     if (!started_) return;
 
     // MCP lifecycle, stdio shutdown: close the server's input, wait, SIGTERM, wait, SIGKILL.
-    // A writer blocked on a full stdin holds write_mutex_; then go straight to the signals,
+    // A writer blocked on a full stdin keeps writing_ set; then go straight to the signals,
     // which unblock it, and close stdin afterwards.
     bool stdin_closed = close_stdin(options_.stdin_close_grace);
     if (!stdin_closed || !child_->wait_for(options_.stdin_close_grace)) {
@@ -138,8 +146,8 @@ class StdioTransport::Impl {
   }
 
   bool close_stdin(std::chrono::milliseconds wait) {
-    std::unique_lock lock(write_mutex_, std::defer_lock);
-    if (!lock.try_lock_for(wait)) return false;
+    std::unique_lock lock(write_mutex_);
+    if (!write_done_.wait_for(lock, wait, [this] { return !writing_; })) return false;
     stdin_open_ = false;
     stdin_->close_write_end();
     return true;
@@ -234,7 +242,12 @@ class StdioTransport::Impl {
   bool started_ = false;
   std::atomic<bool> closed_ = false;
 
-  std::timed_mutex write_mutex_;  // one frame at a time; guards stdin_open_
+  // One frame at a time. The write itself runs outside the mutex, marked by writing_, so that
+  // close() can wait for it with a bound (a condition variable, which ThreadSanitizer follows;
+  // std::timed_mutex::try_lock_for goes through pthread_mutex_clocklock, which it does not).
+  std::mutex write_mutex_;  // guards writing_ and stdin_open_
+  std::condition_variable write_done_;
+  bool writing_ = false;
   bool stdin_open_ = false;
 
   std::unique_ptr<detail::Pipe> stdin_, stdout_, stderr_, wake_;

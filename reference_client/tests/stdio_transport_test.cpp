@@ -7,10 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <deque>
+#include <fstream>
+#include <future>
 #include <mutex>
+#include <thread>
 
 namespace mcp {
 namespace {
@@ -131,6 +136,40 @@ TEST_F(StdioTransportTest, BrokenPipeIsReportedAndSurvived) {
   EXPECT_EQ(transport->send({{"again", true}}), std::errc::broken_pipe);
   transport->close();
   EXPECT_TRUE(inbox.wait_closed());
+}
+
+// True once `tid` sits in a write(2) that has not returned (the kernel's view, so no sleep
+// decides it); false if that is not seen within the bound.
+bool blocked_in_write(pid_t tid, std::chrono::milliseconds limit = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/syscall";
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream file(path);
+    long number = -1;
+    if (file >> number && number == SYS_write) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+TEST_F(StdioTransportTest, ShutdownEndsAWriterBlockedOnAFullStdin) {
+  // The server never reads: a frame larger than the pipe blocks its writer, which close()
+  // must not wait for forever (it signals the server, whose exit fails the write).
+  auto transport = start({"--line", R"({"ready":1})", "--forever"});
+  ASSERT_TRUE(inbox.next());
+  std::promise<pid_t> writer_tid;
+  std::error_code write_error;
+  std::thread writer([&] {
+    writer_tid.set_value(static_cast<pid_t>(::syscall(SYS_gettid)));
+    write_error = transport->send({{"big", std::string(1 << 20, 'x')}});
+  });
+  ASSERT_TRUE(blocked_in_write(writer_tid.get_future().get()));
+  transport->close();
+  writer.join();
+  EXPECT_EQ(write_error, std::errc::broken_pipe);
+  ASSERT_TRUE(transport->exit_status());
+  EXPECT_EQ(transport->exit_status()->signal, SIGTERM);
+  EXPECT_EQ(transport->send({{"after", true}}), errc::connection_closed);
 }
 
 TEST_F(StdioTransportTest, StderrFloodIsDrainedWhileStdoutFlows) {
