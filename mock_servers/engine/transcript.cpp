@@ -1,6 +1,7 @@
 #include "engine/transcript.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <stdexcept>
 
 #include "core/transcript_model.hpp"
@@ -12,7 +13,8 @@ Transcript::Transcript() : start_(Clock::now()) {}
 Transcript::Transcript(const std::filesystem::path& dir) : start_(Clock::now()) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  jsonl_ = std::fopen((dir / "transcript.jsonl").c_str(), "w");
+  jsonl_path_ = dir / "transcript.jsonl";
+  jsonl_ = std::fopen(jsonl_path_.c_str(), "w");
   txt_ = std::fopen((dir / "transcript.txt").c_str(), "w");
   if (!jsonl_ || !txt_) {
     if (jsonl_) std::fclose(jsonl_);
@@ -44,7 +46,7 @@ void Transcript::write(Json record) {
     std::fputs(line.c_str(), txt_);
     std::fflush(txt_);
   }
-  records_.push_back(std::move(record));
+  if (!jsonl_) records_.push_back(std::move(record));
 }
 
 void Transcript::start(long pid, const std::string& scenario, const std::string& transport,
@@ -128,7 +130,11 @@ bool Transcript::ended() const {
 
 std::vector<Json> Transcript::records() const {
   const std::lock_guard lock(mutex_);
-  return records_;
+  if (!jsonl_) return records_;
+  std::vector<Json> records;
+  std::ifstream file(jsonl_path_);
+  for (std::string line; std::getline(file, line);) records.push_back(Json::parse(line));
+  return records;
 }
 
 }  // namespace mcpping

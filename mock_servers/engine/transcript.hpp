@@ -28,7 +28,7 @@ class Transcript {
  public:
   // Writes into `dir` (created if missing). Throws std::runtime_error when it cannot.
   explicit Transcript(const std::filesystem::path& dir);
-  // Keeps records in memory only.
+  // Keeps records in memory only (tests).
   Transcript();
   ~Transcript();
   Transcript(const Transcript&) = delete;
@@ -62,7 +62,9 @@ class Transcript {
   bool end(const std::string& reason);
 
   bool ended() const;
-  // Every record so far, in order.
+  // Every record so far, in order. A transcript written to files reads them back from
+  // transcript.jsonl: it keeps none in memory, so a client flooding the server with bytes
+  // costs disk, not the server's memory.
   std::vector<Json> records() const;
 
  private:
@@ -72,7 +74,8 @@ class Transcript {
   mutable std::mutex mutex_;
   std::FILE* jsonl_ = nullptr;
   std::FILE* txt_ = nullptr;
-  std::vector<Json> records_;
+  std::filesystem::path jsonl_path_;
+  std::vector<Json> records_;  // in-memory transcripts only
   bool ended_ = false;
 };
 

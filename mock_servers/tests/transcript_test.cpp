@@ -50,6 +50,29 @@ TEST_F(TranscriptTest, WritesBothFilesFlushedPerRecord) {
   EXPECT_NE(txt[1].find("[5 writes]"), std::string::npos);
 }
 
+TEST_F(TranscriptTest, RecordsOfAFileTranscriptAreItsFileReadBack) {
+  // Kept on disk only: a flood of client bytes must not grow the server's memory.
+  Transcript t(dir_);
+  t.start(7, "ping/x", "stdio", "2025-11-25");
+  t.raw(Direction::ClientToServer, "garbage", 7);
+  t.end("done");
+  const auto records = t.records();
+  const auto jsonl = lines_of(dir_ / "transcript.jsonl");
+  ASSERT_EQ(records.size(), 3u);
+  ASSERT_EQ(jsonl.size(), 3u);
+  for (std::size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i], Json::parse(jsonl[i]));
+  EXPECT_EQ(records[1]["text"], Json("garbage"));
+}
+
+TEST(Transcript, InMemoryTranscriptKeepsItsRecords) {
+  Transcript t;
+  t.event("first");
+  t.event("second");
+  const auto records = t.records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1]["what"], Json("second"));
+}
+
 TEST_F(TranscriptTest, TimestampsAreMonotonic) {
   Transcript t(dir_);
   for (int i = 0; i < 200; ++i) t.event("e" + std::to_string(i));
