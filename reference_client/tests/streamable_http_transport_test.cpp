@@ -710,6 +710,27 @@ TEST_F(StreamableHttpTest, AModernTransportPostsNoResponseWhoeverAsksForOne) {
   EXPECT_EQ(server.count([](const Received&) { return true; }), 0u);
 }
 
+TEST_F(StreamableHttpTest, AModernRequestThatTimesOutClosesItsStreamAndPostsNoCancellation) {
+  server.serve_modern();
+  auto client = make_client({}, "2026-07-28");
+  client->connect();
+  auto next = stream_next_request(": working\n\n");
+  auto call = std::async(std::launch::async, [&] {
+    return client->request("tools/call", {{"name", "x"}}, 200ms);
+  });
+  auto [request, channel] = next.get();
+  try {
+    call.get();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::timeout);
+  }
+  EXPECT_TRUE(channel->wait_gone());  // closing the stream is the cancellation
+  client->close();
+  EXPECT_EQ(server.count([](const Received& r) { return r.is_method("notifications/cancelled"); }),
+            0u);
+}
+
 TEST(StreamableHttpTransport, RejectsAUrlThatIsNotHttp) {
   try {
     StreamableHttpTransport transport("ftp://x/mcp");
