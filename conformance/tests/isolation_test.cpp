@@ -1,7 +1,7 @@
 // A verdict is about its case's subject: a client with one defect outside the ping subject
 // fails the checks of that defect and nothing else, across the whole catalogue of a transport
-// (data/isolation.json). Informational findings are allowed; FAIL and NON_STRICT must be
-// exactly the listed checks.
+// (data/isolation.json), at the row's revision. Informational findings are allowed; FAIL and
+// NON_STRICT must be exactly the listed checks.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,6 +14,7 @@ namespace {
 struct IsolationRow {
   std::string name, why, fault, transport;
   std::vector<std::string> fails;  // short check ids (any case) or case:check ids
+  std::string revision;            // the run's --revision; empty for the default
 };
 
 void PrintTo(const IsolationRow& row, std::ostream* out) { *out << row.name; }
@@ -23,7 +24,7 @@ std::vector<IsolationRow> load_rows() {
   std::vector<IsolationRow> out;
   for (const auto& row : rows) {
     out.push_back({row["name"], row["why"], row["fault"], row["transport"],
-                   row["fails"].get<std::vector<std::string>>()});
+                   row["fails"].get<std::vector<std::string>>(), row.value("revision", "")});
   }
   return out;
 }
@@ -38,8 +39,10 @@ class OneDefect : public ::testing::TestWithParam<IsolationRow> {};
 
 TEST_P(OneDefect, FailsItsOwnChecksOnly) {
   const IsolationRow& row = GetParam();
-  const RunnerRun run = run_runner({"--transport", row.transport},
-                                   {MCP_PING_BROKEN_CLIENT, "--fault", row.fault}, row.name);
+  std::vector<std::string> options = {"--transport", row.transport};
+  if (!row.revision.empty()) options.insert(options.end(), {"--revision", row.revision});
+  const RunnerRun run =
+      run_runner(options, {MCP_PING_BROKEN_CLIENT, "--fault", row.fault}, row.name);
   const auto results =
       nlohmann::json::parse(read_text(run.report_dir / "results.json"), nullptr, false);
   ASSERT_TRUE(results.is_object()) << run.output;

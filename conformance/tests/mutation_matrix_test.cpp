@@ -76,9 +76,25 @@ bool runs_at(const json& c, const MatrixRow& row) {
          revision <= c["revisions"]["until"].get<std::string>();  // ISO dates order as text
 }
 
-// Does the row claim a MUST or SHOULD check of case `c` on its transport and revision?
+// Whether a claim names one of the HTTP mock server's own checks ("http:*"): recorded when a
+// request breaks a rule, they are no check of the catalogue's list.
+bool claims_http_rule(const std::string& pattern) {
+  const auto colon = pattern.find(':');
+  return colon != std::string::npos && pattern.compare(colon + 1, 5, "http:") == 0;
+}
+
+// Does the row claim a MUST or SHOULD check of case `c` on its transport and revision? A claim
+// of an HTTP rule's check selects the cases it names that run on the row's transport.
 bool row_claims_case(const MatrixRow& row, const json& c) {
   if (!runs_at(c, row)) return false;
+  const auto& transports = c["transports"];
+  const bool on_transport =
+      std::find(transports.begin(), transports.end(), row.transport) != transports.end();
+  for (const auto& pattern : row.proves) {
+    if (on_transport && claims_http_rule(pattern) &&
+        glob(pattern.substr(0, pattern.find(':')), c["id"]))
+      return true;
+  }
   for (const auto& check : c["checks"]) {
     if (!must_or_should(check["level"])) continue;
     const auto& on = check["transports"];

@@ -14,8 +14,9 @@ namespace mcpping {
 namespace {
 
 // Headers recorded with every request (lower-cased): the ones a check may look at.
-const char* const kFactHeaders[] = {"mcp-session-id", "mcp-protocol-version", "accept",
-                                    "content-type", "last-event-id"};
+const char* const kFactHeaders[] = {
+    "mcp-session-id", "mcp-protocol-version", "mcp-method",   "mcp-name",
+    "accept",         "content-type",         "last-event-id"};
 
 }  // namespace
 
@@ -224,6 +225,23 @@ std::optional<std::string> HttpChannel::read_body(const httplib::Request& req,
 SessionCheck HttpChannel::check_session(const httplib::Request& req) {
   const std::lock_guard lock(mutex_);
   return sessions_.check(req);
+}
+
+bool HttpChannel::modern_binding() {
+  const std::lock_guard lock(mutex_);
+  return options_.modern && sessions_.empty();
+}
+
+bool HttpChannel::refuse_in_modern_binding(const httplib::Request& req, httplib::Response& res) {
+  if (!modern_binding()) return false;
+  // RFC 9110: a 405 "MUST generate an Allow header field".
+  res.set_header("Allow", "POST");
+  reject(req, res,
+         Rejection{HttpRuleId::ModernGetOrDelete,
+                   req.method == "GET" ? "the 2026-07-28 binding has no GET stream"
+                                       : "the 2026-07-28 binding has no session to delete"},
+         {});
+  return true;
 }
 
 // ---- faults ----

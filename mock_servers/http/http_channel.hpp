@@ -1,9 +1,11 @@
-// The Channel over HTTP on loopback: Streamable HTTP on /mcp (2025-03-26..2025-11-25) or
-// legacy HTTP+SSE on /sse + /message (2024-11-05). Validates every request, records it
+// The Channel over HTTP on loopback: Streamable HTTP on /mcp (the session-based form of
+// 2025-03-26..2025-11-25, or the 2026-07-28 binding) or legacy HTTP+SSE on /sse + /message
+// (2024-11-05). Validates every request, records it
 // (`http`/`sse` transcript records), hands client messages to the interpreter with their
 // HTTP facts, and writes the script's frames on the streams they are routed to.
 // Behaviour: docs/http-mock-server.md. Parts: the rules (http_rules), the sessions
-// (http_sessions), the routes (http_streamable_routes.cpp, http_legacy_routes.cpp), frame
+// (http_sessions), the 2026-07-28 header rules (http_modern), the routes
+// (http_streamable_routes.cpp, http_legacy_routes.cpp), frame
 // routing and writing (http_send.cpp), the httplib workarounds (httplib_support).
 #pragma once
 
@@ -32,6 +34,10 @@ namespace mcpping {
 struct HttpOptions {
   bool legacy = false;           // transport "sse" (HTTP+SSE) instead of "streamable-http"
   bool post_always_sse = false;  // fixture "http": {"post_responses": "sse"}
+  // The run's revision is modern (2026-07-28): requests are served by that revision's binding
+  // (no sessions, request metadata headers, POST only) unless an initialize starts a legacy
+  // session, as a dual-era server does ("An initialize request selects legacy semantics").
+  bool modern = false;
   Clock::time_point deadline{};  // the case deadline: no wait lasts beyond it (plus a grace)
   std::size_t max_body_bytes = 4u << 20;
   std::size_t workers = 64;
@@ -109,6 +115,11 @@ class HttpChannel : public Channel {
                                        const httplib::ContentReader& reader);
   // The session checks of a Streamable HTTP request after initialize (HttpSessions::check).
   SessionCheck check_session(const httplib::Request& req);
+  // Whether requests are served by the 2026-07-28 binding: a modern run in which no
+  // initialize started a legacy session.
+  bool modern_binding();
+  // A modern session's GET or DELETE: 405, and the INFO check (true: answered here).
+  bool refuse_in_modern_binding(const httplib::Request& req, httplib::Response& res);
   // Answers with the rule's status and `rejection`'s body, records it, keeps `body` as a
   // rejected `raw` record and records the rule's implicit check.
   void reject(const httplib::Request& req, httplib::Response& res, const Rejection& rejection,

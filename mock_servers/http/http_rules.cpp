@@ -15,6 +15,14 @@ constexpr std::string_view kValidBatch =
     "of requests and notifications, or of responses";
 constexpr std::string_view kProtocolVersion =
     "every request after initialize carries MCP-Protocol-Version, with the negotiated version";
+constexpr std::string_view kModernVersion =
+    "every request POST carries MCP-Protocol-Version, equal to its _meta "
+    "io.modelcontextprotocol/protocolVersion";
+constexpr std::string_view kMcpMethod =
+    "every request POST carries Mcp-Method, equal to the request's method";
+constexpr std::string_view kMcpName =
+    "a tools/call, resources/read or prompts/get POST carries Mcp-Name, equal (after Base64 "
+    "decoding) to its params.name or params.uri";
 
 // In HttpRuleId order. Header rules do not refuse: a client whose pong lacks a header fails
 // that header's check, and its pong is still judged (docs/verdicts.md, "Isolation"). A
@@ -59,6 +67,25 @@ constexpr HttpRule kRules[] = {
     // would (not http:session-id, which judges a client that had the id and left it out).
     {HttpRuleId::GetBeforeSessionId, false, 400, "http:before-initialize", Level::Info,
      "lifecycle.init-first", "initialize is the client's first request"},
+    // The 2026-07-28 binding. A real server MUST refuse a header that is missing or does not
+    // match the body (400, HeaderMismatch -32020); the mock records it and goes on, so the
+    // rest of the session (the ping the case is about) is still judged.
+    {HttpRuleId::ModernVersionMissing, false, 400, "http:protocol-version", Level::Must,
+     "http.modern-protocol-version-header", kModernVersion},
+    {HttpRuleId::ModernVersionMismatch, false, 400, "http:protocol-version", Level::Must,
+     "http.modern-protocol-version-match", kModernVersion},
+    {HttpRuleId::MethodMissing, false, 400, "http:mcp-method", Level::Must,
+     "http.modern-request-headers", kMcpMethod},
+    {HttpRuleId::MethodMismatch, false, 400, "http:mcp-method", Level::Must,
+     "http.modern-request-headers", kMcpMethod},
+    {HttpRuleId::NameMissing, false, 400, "http:mcp-name", Level::Must,
+     "http.modern-request-headers", kMcpName},
+    {HttpRuleId::NameMismatch, false, 400, "http:mcp-name", Level::Must,
+     "http.modern-request-headers", kMcpName},
+    // The binding has no GET stream and no sessions: a server "SHOULD respond ... with 405
+    // Method Not Allowed". No sentence forbids the client to try, so it is noted, not failed.
+    {HttpRuleId::ModernGetOrDelete, true, 405, "http:modern-post-only", Level::Info,
+     "http.modern-get-delete-405", "a 2026-07-28 client uses POST only (no GET stream, no DELETE)"},
 };
 
 constexpr bool rows_in_order() {
@@ -107,7 +134,15 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::ProtocolVersion:
     case HttpRuleId::OtherVersion:
     case HttpRuleId::UnsupportedVersion:
+    case HttpRuleId::ModernVersionMissing:
+    case HttpRuleId::ModernVersionMismatch:
+    case HttpRuleId::MethodMissing:
+    case HttpRuleId::MethodMismatch:
+    case HttpRuleId::NameMissing:
+    case HttpRuleId::NameMismatch:
       return request + ": " + note;
+    case HttpRuleId::ModernGetOrDelete:
+      return request + " in a 2026-07-28 session: " + note;
     case HttpRuleId::PostAccept:
     case HttpRuleId::GetAccept:
       return request + " with Accept: " + header_or_none(req, "Accept");

@@ -32,6 +32,14 @@ enum class HttpRuleId {
   NoSessionParam,      // legacy: a POST /message without ?sessionId (no check)
   BeforeSession,       // a request other than initialize before any session exists
   GetBeforeSessionId,  // a GET without Mcp-Session-Id before the client acted on initialize
+  // The 2026-07-28 binding (http_modern): the request metadata headers of a request POST.
+  ModernVersionMissing,   // no MCP-Protocol-Version
+  ModernVersionMismatch,  // MCP-Protocol-Version is not the body's _meta protocolVersion
+  MethodMissing,          // no Mcp-Method
+  MethodMismatch,         // Mcp-Method is not the body's method
+  NameMissing,            // tools/call, resources/read, prompts/get: no Mcp-Name
+  NameMismatch,           // Mcp-Name (decoded) is not the body's params.name or params.uri
+  ModernGetOrDelete,      // a GET or DELETE: the binding has no GET stream and no sessions
 };
 
 struct HttpRule {

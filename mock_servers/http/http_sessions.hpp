@@ -48,6 +48,8 @@ class HttpSessions {
   // The session `id`, created empty if unknown (callers pass ids they checked).
   HttpSession& at(const std::string& id) { return sessions_[id]; }
   bool contains(const std::string& id) const { return sessions_.count(id) != 0; }
+  // No session was ever created.
+  bool empty() const { return sessions_.empty(); }
 
   // The session and protocol version checks of a Streamable HTTP request after initialize.
   // A request other than a GET also notes that the client went on (HttpSession).

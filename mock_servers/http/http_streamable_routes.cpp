@@ -1,4 +1,5 @@
-// Streamable HTTP (2025-03-26 to 2025-11-25): POST, GET and DELETE on /mcp.
+// Streamable HTTP: POST, GET and DELETE on /mcp, with sessions (2025-03-26 to 2025-11-25) or
+// without (the 2026-07-28 binding: POST only, request metadata headers).
 #include <algorithm>
 #include <cctype>
 
@@ -6,6 +7,7 @@
 #include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "http/http_channel.hpp"
+#include "http/http_modern.hpp"
 
 namespace mcpping {
 
@@ -75,7 +77,26 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   }
   const bool initialize = !batch && is_request(message) && method_of(message) == "initialize";
   std::string session;
-  if (!initialize) {
+  if (!initialize && modern_binding()) {
+    // No session; every request POST mirrors its body into the request metadata headers.
+    if (batch) {
+      return reject(req, res,
+                    Rejection{HttpRuleId::NotMessage,
+                              "a JSON array (a batch), but a 2026-07-28 POST carries one request "
+                              "or notification",
+                              rpc_error(-32600, "Invalid Request")},
+                    {}, *body);
+    }
+    for (const auto& broken : modern_header_problems(req, message))
+      broke(req, res, broken, session, *body);  // none of them refuses
+    if (is_routable_response(message)) {
+      // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response judges
+      // it; answered 202 as before 2026-07-28, so the client's session goes on undisturbed.
+      transcript_.event(
+          "a JSON-RPC response POSTed in a 2026-07-28 session: accepted (202) and handed to the "
+          "script");
+    }
+  } else if (!initialize) {
     const auto checked = check_session(req);
     session = checked.session;
     for (const auto& broken : checked.broken)
@@ -209,6 +230,7 @@ bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& 
 }
 
 void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res) {
+  if (refuse_in_modern_binding(req, res)) return;
   const auto checked = check_session(req);
   const std::string& session = checked.session;
   for (const auto& broken : checked.broken)
@@ -254,6 +276,7 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
 }
 
 void HttpChannel::handle_delete(const httplib::Request& req, httplib::Response& res) {
+  if (refuse_in_modern_binding(req, res)) return;
   const auto checked = check_session(req);
   const std::string& session = checked.session;
   for (const auto& broken : checked.broken)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/scenario.hpp"
 #include "engine/host.hpp"
 #include "engine/interpreter.hpp"
 #include "engine/script.hpp"
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   options.legacy = resolved["transport"] == "sse";
   options.post_always_sse = resolved.contains("http") &&
                             resolved["http"].value("post_responses", std::string("auto")) == "sse";
+  options.modern = revision_is_modern(resolved["revision"].get<std::string>());
   options.deadline = case_deadline_of(resolved);
   HttpChannel channel(*transcript, options);
   try {

@@ -27,12 +27,15 @@ inline const Json kAcceptBoth = "application/json, text/event-stream";
 // The server and the interpreter running the script, on their own thread.
 class Harness {
  public:
+  // `revision`: the run's (default 2025-11-25); a modern one serves the 2026-07-28 binding.
   explicit Harness(const Json& script, const std::string& transport = "streamable-http",
                    const Json& http = Json::object(),
-                   const std::map<std::string, double>& timeouts = {})
-      : resolved_(make(script, transport, http, timeouts)) {
+                   const std::map<std::string, double>& timeouts = {},
+                   const std::string& revision = {})
+      : resolved_(make(script, transport, http, timeouts, revision)) {
     HttpOptions options;
     options.legacy = transport == "sse";
+    options.modern = revision_is_modern(resolved_["revision"].get<std::string>());
     options.post_always_sse = resolved_["http"].value("post_responses", "auto") == "sse";
     options.deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(
                                           resolved_["timeouts"]["case_deadline_ms"].get<double>()));
@@ -59,9 +62,10 @@ class Harness {
 
  private:
   static Json make(const Json& script, const std::string& transport, const Json& http,
-                   const std::map<std::string, double>& timeouts) {
+                   const std::map<std::string, double>& timeouts, const std::string& revision) {
     auto r = make_resolved(script, timeouts, transport);
     if (!http.empty()) r["http"] = http;
+    if (!revision.empty()) r["revision"] = revision;
     validate_resolved_script(r, "test");
     return r;
   }

@@ -18,6 +18,9 @@ struct SessionView {
   std::string id;
   std::string version;
   bool lost = false;  // the server ended it and no new one was started yet
+  // `version` is modern (2026-07-28): the binding without sessions, whose POSTs carry the
+  // request metadata headers (modern_http_headers).
+  bool modern = false;
 };
 
 // The MCP-Protocol-Version header exists from 2025-06-18 on; revision names sort by date.

@@ -4,6 +4,8 @@
 #include "http_support.hpp"
 #include "http_url.hpp"
 #include "mcp/json_rpc.hpp"
+#include "modern_http_headers.hpp"
+#include "modern_session.hpp"
 #include "sse_parser.hpp"
 #include "streamable_http_session.hpp"
 #include "streamable_http_stream.hpp"
@@ -65,9 +67,24 @@ class StreamableHttpTransport::Impl {
       if (closing_) return make_error_code(errc::connection_closed);
       if (!started_) return make_error_code(errc::not_connected);
     }
-    if (classify(frame) == MessageKind::request) return start_exchange(frame);
-    const std::error_code error = post_message(frame);
+    const MessageKind kind = classify(frame);
+    if (kind == MessageKind::request) return start_exchange(frame);
     const std::string method = method_of(frame);
+    if (session().modern) {
+      // "The client MUST NOT send JSON-RPC responses" (2026-07-28), whoever asks for one.
+      if (kind == MessageKind::response || kind == MessageKind::error_response) {
+        log(LogLevel::warning, "not posting " + detail::describe(frame) +
+                                   ": a 2026-07-28 client sends no JSON-RPC responses");
+        return make_error_code(errc::send_failed);
+      }
+      // "On Streamable HTTP, closing the SSE response stream is itself the cancellation
+      // signal and no notifications/cancelled message is expected."
+      if (method == "notifications/cancelled") {
+        stop_exchange(frame);
+        return {};
+      }
+    }
+    const std::error_code error = post_message(frame);
     // MCP transports: the client MAY open the GET stream; it needs the session that
     // notifications/initialized completes.
     if (!error && method == "notifications/initialized") start_get_stream();
@@ -113,6 +130,7 @@ class StreamableHttpTransport::Impl {
   void set_protocol_version(const std::string& version) {
     std::lock_guard lock(mutex_);
     protocol_version_ = version;
+    modern_ = modern::is_modern_version(version);
   }
 
   std::string session_id() const {
@@ -143,7 +161,7 @@ class StreamableHttpTransport::Impl {
 
   SessionView session() const {
     std::lock_guard lock(mutex_);
-    return {session_id_, protocol_version_, session_lost_};
+    return {session_id_, protocol_version_, session_lost_, modern_};
   }
 
   // ---- delivery ----
@@ -211,7 +229,7 @@ class StreamableHttpTransport::Impl {
     auto call = calls_.open(url_.origin(), detail::post_timeouts(options_));
     if (!call) return make_error_code(errc::connection_closed);
     std::string body;
-    const auto result = call->run("POST", url_.target, detail::post_headers(options_, &session),
+    const auto result = call->run("POST", url_.target, headers_for(frame, &session),
                                   frame.dump(-1, ' ', false, json::error_handler_t::replace),
                                   nullptr, [&](std::string_view chunk) {
                                     if (body.size() < kErrorBodyCap)
@@ -352,9 +370,9 @@ class StreamableHttpTransport::Impl {
       body.append(chunk);
       return true;
     };
-    const auto result = call->run(
-        "POST", url_.target, detail::post_headers(options_, initialize ? nullptr : &session),
-        frame.dump(-1, ' ', false, json::error_handler_t::replace), on_head, on_body);
+    const auto result =
+        call->run("POST", url_.target, headers_for(frame, initialize ? nullptr : &session),
+                  frame.dump(-1, ' ', false, json::error_handler_t::replace), on_head, on_body);
     if (exchange_over(exchange)) return;
     const std::string what = "POST of " + detail::describe(frame);
     if (!result.head) {
@@ -384,7 +402,8 @@ class StreamableHttpTransport::Impl {
       case Body::sse:
         if (state.response_seen) return;
         state.parser.end_of_stream();
-        if (!state.parser.last_event_id().empty()) {
+        // 2026-07-28: "Resumable SSE streams via Last-Event-ID are not supported."
+        if (!session.modern && !state.parser.last_event_id().empty()) {
           // 2025-11-25: "Resumption is always via HTTP GET with Last-Event-ID."
           if (resume(exchange, state)) return;
           if (exchange_over(exchange)) return;
@@ -412,6 +431,14 @@ class StreamableHttpTransport::Impl {
                                                      " with Content-Type '" +
                                                      result.head->header("Content-Type") + "'"));
     }
+  }
+
+  // The headers of a POST carrying `frame`; `session` null for initialize, which starts afresh
+  // (a legacy session, also after a modern probe a legacy server refused).
+  httplib::Headers headers_for(const json& frame, const SessionView* session) const {
+    if (session != nullptr && session->modern)
+      return detail::modern_post_headers(options_, session->version, frame);
+    return detail::post_headers(options_, session);
   }
 
   // A successful initialize answer starts a session, with or without an id.
@@ -591,6 +618,7 @@ class StreamableHttpTransport::Impl {
   std::string session_id_;
   bool session_lost_ = false;
   std::string protocol_version_;
+  bool modern_ = false;  // protocol_version_ is modern: the 2026-07-28 binding
   MessageHandler on_message_;
   CloseHandler on_closed_;
   FailureHandler on_failure_;

@@ -68,6 +68,7 @@ class FakeMcpServer {
       res.status = 200;
       {
         std::lock_guard lock(mutex_);
+        if (modern_) res.status = 405;
         sessions_.erase(req.get_header_value("Mcp-Session-Id"));
       }
       record({"DELETE", req.headers, json(), res.status});
@@ -91,6 +92,11 @@ class FakeMcpServer {
   void refuse_get() {
     std::lock_guard lock(mutex_);
     refuse_get_ = true;
+  }
+  // The 2026-07-28 binding: no session needed, server/discover answered, GET and DELETE 405.
+  void serve_modern() {
+    std::lock_guard lock(mutex_);
+    modern_ = true;
   }
   // Requests with any current session id get 404 from now on.
   void end_sessions() {
@@ -161,11 +167,24 @@ class FakeMcpServer {
           "application/json");
       return record({"POST", req.headers, body, res.status});
     }
+    bool modern = false;
+    {
+      std::lock_guard lock(mutex_);
+      modern = modern_;
+    }
+    if (modern && body.is_object() && body.value("method", "") == "server/discover") {
+      res.set_content(response(body["id"], {{"supportedVersions", {"2026-07-28"}},
+                                            {"capabilities", json::object()},
+                                            {"resultType", "complete"}})
+                          .dump(),
+                      "application/json");
+      return record({"POST", req.headers, body, 200});
+    }
     RequestHandler handler;
     Fault fault = Fault::none;
     {
       std::lock_guard lock(mutex_);
-      if (sessions_.count(session) == 0) {
+      if (sessions_.count(session) == 0 && !modern_) {
         res.status = session.empty() ? 400 : 404;
       } else if (classify(body) != MessageKind::request) {
         fault = fault_;
@@ -197,6 +216,8 @@ class FakeMcpServer {
       resume = resume_;
       refuse = refuse_get_;
       known = sessions_.count(req.get_header_value("Mcp-Session-Id")) != 0;
+      refuse = refuse || modern_;
+      known = known || modern_;
     }
     const std::string last_event_id = req.get_header_value("Last-Event-ID");
     if (!known) {
@@ -224,6 +245,7 @@ class FakeMcpServer {
   RequestHandler handler_;
   Fault fault_ = Fault::none;
   bool refuse_get_ = false;
+  bool modern_ = false;
   std::function<void(const std::string&, httplib::Response&)> resume_;
   std::vector<std::shared_ptr<SseChannel>> get_streams_;
 };
@@ -620,6 +642,93 @@ TEST_F(StreamableHttpTest, ARequestOfTheUserCarriesTheConfiguredHeaders) {
       server.wait_for([](const Received& r) { return r.is_method("initialize"); });
   ASSERT_TRUE(initialize);
   EXPECT_EQ(initialize->header("Authorization"), "Bearer secret-token");
+}
+
+// ---- the 2026-07-28 binding ----
+
+TEST_F(StreamableHttpTest, AModernSessionPostsTheRequestMetadataHeadersAndNoSession) {
+  server.serve_modern();
+  auto client = make_client({}, "2026-07-28");
+  EXPECT_EQ(client->connect()["supportedVersions"], json::array({"2026-07-28"}));
+  EXPECT_EQ(client->call_tool("echo", {{"text", "a"}})["echo"], "tools/call");
+  client->close();
+
+  const auto discover =
+      server.wait_for([](const Received& r) { return r.is_method("server/discover"); });
+  ASSERT_TRUE(discover);
+  EXPECT_EQ(discover->header("MCP-Protocol-Version"), "2026-07-28");
+  EXPECT_EQ(discover->header("Mcp-Method"), "server/discover");
+  EXPECT_EQ(discover->header("Mcp-Name"), "<none>");
+  EXPECT_EQ(discover->header("Mcp-Session-Id"), "<none>");
+  EXPECT_EQ(discover->header("Accept"), "application/json, text/event-stream");
+  EXPECT_EQ(discover->header("Content-Type"), "application/json");
+  const auto call = server.wait_for([](const Received& r) { return r.is_method("tools/call"); });
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->header("MCP-Protocol-Version"), "2026-07-28");
+  EXPECT_EQ(call->header("Mcp-Method"), "tools/call");
+  EXPECT_EQ(call->header("Mcp-Name"), "echo");
+  EXPECT_EQ(call->header("Mcp-Session-Id"), "<none>");
+  EXPECT_EQ(call->body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+  // No GET stream, no DELETE, no initialize.
+  EXPECT_EQ(server.count([](const Received& r) { return r.method != "POST"; }), 0u);
+  EXPECT_EQ(server.count([](const Received& r) { return r.is_method("initialize"); }), 0u);
+  EXPECT_EQ(transport_->session_id(), "");
+}
+
+TEST_F(StreamableHttpTest, APingOnAModernPostStreamGetsNoResponseAndTheCallItsResult) {
+  server.serve_modern();
+  auto client = make_client({}, "2026-07-28");
+  client->connect();
+  auto next = stream_next_request(sse_event(ping("modern-ping")));
+  auto call = std::async(std::launch::async, [&] {
+    return client->call_tool("echo", {{"text", "a"}});
+  });
+  auto [request, channel] = next.get();
+  // The ping reached the client (logged and dropped) before the result is sent.
+  EXPECT_TRUE(log.wait_for("server request 'ping' in a modern session"));
+  channel->push(sse_event(response(request["id"], {{"content", json::array()}})));
+  channel->close();
+  EXPECT_EQ(call.get(), json({{"content", json::array()}}));
+  client->close();
+  EXPECT_EQ(server.count(
+                [](const Received& r) { return r.body.is_object() && !r.body.contains("method"); }),
+            0u);
+}
+
+TEST_F(StreamableHttpTest, AModernTransportPostsNoResponseWhoeverAsksForOne) {
+  StreamableHttpOptions options;
+  options.logger = log.logger();
+  StreamableHttpTransport transport(server.url(), options);
+  transport.set_protocol_version("2026-07-28");
+  transport.start([](json) {}, [](std::string) {});
+  EXPECT_EQ(transport.send(response("srv-1", json::object())), make_error_code(errc::send_failed));
+  EXPECT_EQ(transport.send(json{{"jsonrpc", "2.0"},
+                                {"id", "srv-2"},
+                                {"error", {{"code", -32601}, {"message", "Method not found"}}}}),
+            make_error_code(errc::send_failed));
+  transport.close();
+  EXPECT_EQ(server.count([](const Received&) { return true; }), 0u);
+}
+
+TEST_F(StreamableHttpTest, AModernRequestThatTimesOutClosesItsStreamAndPostsNoCancellation) {
+  server.serve_modern();
+  auto client = make_client({}, "2026-07-28");
+  client->connect();
+  auto next = stream_next_request(": working\n\n");
+  auto call = std::async(std::launch::async, [&] {
+    return client->request("tools/call", {{"name", "x"}}, 200ms);
+  });
+  auto [request, channel] = next.get();
+  try {
+    call.get();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::timeout);
+  }
+  EXPECT_TRUE(channel->wait_gone());  // closing the stream is the cancellation
+  client->close();
+  EXPECT_EQ(server.count([](const Received& r) { return r.is_method("notifications/cancelled"); }),
+            0u);
 }
 
 TEST(StreamableHttpTransport, RejectsAUrlThatIsNotHttp) {

@@ -74,6 +74,14 @@ inline const std::set<std::string> kFaults = {
                               // with method-not-found, with -32601
     "modern-request-aborts",  // modern session: a server request aborts the process
     "skips-discover",         // modern session: starts with its request, no server/discover probe
+    // The 2026-07-28 Streamable HTTP binding's request metadata headers, on request POSTs:
+    "modern-no-version-header",  // no MCP-Protocol-Version
+    "modern-version-mismatch",   // MCP-Protocol-Version 2025-11-25, _meta says 2026-07-28
+    "modern-no-method-header",   // no Mcp-Method
+    "modern-method-mismatch",    // Mcp-Method upper-cased (header values are case-sensitive)
+    "modern-no-name-header",     // no Mcp-Name on tools/call
+    "modern-name-bare-base64",   // Mcp-Name as bare Base64, without the =?base64?...?= sentinel
+    "modern-get-stream",         // opens a GET stream in a modern session (HTTP)
 };
 
 inline std::set<std::string>& active_faults() {

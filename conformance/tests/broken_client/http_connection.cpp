@@ -1,14 +1,18 @@
 // The broken client over Streamable HTTP: each message its own POST, SSE answers parsed as
 // they arrive, server requests answered by a separate POST, an optional GET stream. Without a
 // fault it starts a new session when a request carrying its session id gets 404, and resumes
-// a POST's stream that ended before the response with GET and Last-Event-ID.
+// a POST's stream that ended before the response with GET and Last-Event-ID. In a modern
+// session (2026-07-28) it has no session and adds the request metadata headers to each
+// request POST (MCP-Protocol-Version, Mcp-Method, Mcp-Name), as the modern-* faults leave them.
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
@@ -58,6 +62,41 @@ int post_unlabelled(const std::string& origin, const std::string& path,
   return std::stoi(answer.substr(9, 3));
 }
 
+std::string base64(const std::string& bytes) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t at = 0; at < bytes.size(); at += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
+    unsigned bits = 0;
+    for (std::size_t k = 0; k < 3; ++k)
+      bits = (bits << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k)
+      out += k <= n ? kDigits[(bits >> (18 - 6 * k)) & 0x3F] : '=';
+  }
+  return out;
+}
+
+// The 2026-07-28 request metadata headers of a request POST, as the faults leave them.
+void add_request_metadata(httplib::Headers& h, const std::string& method, const json& params) {
+  if (has("modern-no-version-header") || has("modern-version-mismatch")) {
+    h.erase("MCP-Protocol-Version");
+    if (has("modern-version-mismatch")) h.emplace("MCP-Protocol-Version", "2025-11-25");
+  }
+  if (!has("modern-no-method-header")) {
+    std::string value = method;
+    if (has("modern-method-mismatch"))
+      for (char& c : value) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    h.emplace("Mcp-Method", value);
+  }
+  const bool named = method == "tools/call" || method == "prompts/get";
+  if (named && params.is_object() && params.contains("name") && params["name"].is_string() &&
+      !has("modern-no-name-header")) {
+    const std::string name = params["name"];
+    h.emplace("Mcp-Name", has("modern-name-bare-base64") ? base64(name) : name);
+  }
+}
+
 class HttpConnection : public Connection {
  public:
   HttpConnection(const std::string& url, std::string offered) : version_(std::move(offered)) {
@@ -68,6 +107,7 @@ class HttpConnection : public Connection {
 
   json request(const std::string& method, const json& params,
                std::optional<Timeout> timeout) override {
+    if (modern_session() && has("modern-get-stream") && !listener_) open_get_stream();
     if (method == "initialize") {
       if (has("early-get")) probe_get_stream();
       initialize_params_ = params;
@@ -132,6 +172,7 @@ class HttpConnection : public Connection {
     req.method = "POST";
     req.path = path_;
     req.headers = headers(method != "initialize");
+    if (modern_session()) add_request_metadata(req.headers, method, params);
     req.headers.emplace("Content-Type", "application/json");
     req.body = frame.dump();
     std::optional<json> response;

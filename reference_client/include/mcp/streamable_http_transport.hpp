@@ -1,7 +1,12 @@
-// The Streamable HTTP transport (MCP 2025-03-26 to 2025-11-25): every client message is its
-// own POST to one endpoint; the server answers a request with JSON or an SSE stream that may
-// carry its own requests (a ping) before the response; an optional GET stream carries
-// messages unrelated to any request.
+// The Streamable HTTP transport: every client message is its own POST to one endpoint; the
+// server answers a request with JSON or an SSE stream that may carry other messages before
+// the response. Two forms, chosen by set_protocol_version():
+//   - 2025-03-26 to 2025-11-25: a session (Mcp-Session-Id from initialize), an optional GET
+//     stream for messages unrelated to any request, resumable streams, DELETE at close;
+//   - 2026-07-28 (a modern version): no session, no GET stream, no resumption; every POST
+//     carries MCP-Protocol-Version, Mcp-Method and, for tools/call, resources/read and
+//     prompts/get, Mcp-Name; no JSON-RPC response is ever posted, and a cancellation closes
+//     the request's stream instead of posting notifications/cancelled.
 #pragma once
 
 #include "mcp/http_options.hpp"
@@ -41,7 +46,8 @@ class StreamableHttpTransport final : public Transport {
   // Requests are posted in the background: send() returns at once and a failed POST is
   // reported through the failure handler. Notifications and responses are posted before
   // send() returns: an error status gives http_status_error(status), a 404 to a request
-  // carrying the session id errc::session_expired.
+  // carrying the session id errc::session_expired. At a modern version a response is not
+  // posted (errc::send_failed) and notifications/cancelled stops its request's stream.
   std::error_code send(const nlohmann::json& frame) override;
   // Stops every stream, then ends the session with DELETE (a 405 is fine).
   void close() override;
