@@ -110,7 +110,7 @@ case "$mode" in
   tsan)
     # halt_on_error: a data race fails the test that found it, with the report on stderr.
     configure_and_build "$build-tsan" -DMCP_PING_TSAN=ON
-    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1} \
+    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1 suppressions=$root/cmake/tsan.supp} \
       exec ctest --test-dir "$build-tsan" -j "$jobs" --output-on-failure --timeout 300 \
       -L 'unit|selftest|mcp-ping-conformance' -LE third-party
     ;;

@@ -75,6 +75,12 @@ class FakeMcpServer {
     });
   }
 
+  // The server's handler threads use the members below http_, which would otherwise be
+  // destroyed first (http_ is declared first): stop them before anything goes.
+  ~FakeMcpServer() { http_.stop(); }
+  FakeMcpServer(const FakeMcpServer&) = delete;
+  FakeMcpServer& operator=(const FakeMcpServer&) = delete;
+
   bool start() { return http_.start(); }
   void stop() { http_.stop(); }
   std::string url() const { return http_.url("/mcp"); }
