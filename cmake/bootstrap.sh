@@ -3,20 +3,22 @@
 # (as root), so it works on a fresh machine and is quick when everything is there.
 #
 #   cmake/bootstrap.sh suite      the full catalogue against the reference client, with reports
-#   cmake/bootstrap.sh test       the project's own tests (ctest)
-#   cmake/bootstrap.sh sanitize   the unit and self-tests under AddressSanitizer + UBSan
+#   cmake/bootstrap.sh test       the project's own tests (ctest), then the sanitized set: CI
+#   cmake/bootstrap.sh sanitize   the sanitized set: the unit tests, the reference catalogue
+#                                 and a short run of every libFuzzer target, under ASan +
+#                                 UBSan, in a clang build in <build>-sanitize
 #   cmake/bootstrap.sh tsan       the unit and self-tests, and the catalogue against the
 #                                 reference client, under ThreadSanitizer
-#   cmake/bootstrap.sh fuzz       the libFuzzer targets (clang) in <build>-fuzz, each run
-#                                 briefly over its corpus (docs/fuzzing.md)
+#   cmake/bootstrap.sh fuzz       the libFuzzer targets of <build>-sanitize, each run for a
+#                                 minute over its corpus (docs/fuzzing.md)
 #
 # Environment: MCP_PING_BUILD_DIR (default <repo>/build), MCP_PING_REPORT_DIR (default
 # <build>/report), MCP_PING_JOBS (default: the number of cores), MCP_PING_FUZZ_SECONDS
-# (fuzz: seconds per target, default 10).
+# (seconds per fuzz target: test 5, sanitize 10, fuzz 60 by default).
 set -eu
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -27,6 +29,10 @@ case "$mode" in suite | test | sanitize | tsan | fuzz) ;; *) usage ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
 jobs=${MCP_PING_JOBS:-$(nproc)}
+# Under the sanitizers: the unit tests, the catalogue against the reference client (mock
+# servers, runner and client all instrumented) and the fuzz targets. The self-tests, which
+# run whole catalogues per broken client, take five times their CPU there: `tsan` has them.
+sanitized_labels='unit|mcp-ping-conformance|fuzz'
 
 # Debian 12 packages the suite builds with; the tests add GoogleTest, xmllint (the JUnit
 # schema test), clang-format 14 (the test style/clang-format, docs/development.md),
@@ -34,10 +40,11 @@ jobs=${MCP_PING_JOBS:-$(nproc)}
 # (cmake/benchmark.sh, whose report the test benchmark/report-shape checks).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
 libcpp-httplib-dev libyaml-cpp-dev"
-if [ "$mode" = fuzz ]; then
-  packages="$packages clang"  # libFuzzer comes with Debian's clang
-elif [ "$mode" != suite ]; then
+if [ "$mode" != suite ]; then
   packages="$packages libgtest-dev libgmock-dev libxml2-utils"
+fi
+if [ "$mode" = test ] || [ "$mode" = sanitize ] || [ "$mode" = fuzz ]; then
+  packages="$packages clang" # the sanitized build: clang's sanitizers and libFuzzer
 fi
 if [ "$mode" = test ]; then
   packages="$packages clang-format python3 jq curl time"
@@ -78,12 +85,23 @@ fi
 configure() { # <build dir> [cmake options...]
   dir=$1
   shift
-  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  # A unity build: a few large translation units per target compile in about a third of the
+  # time, since nlohmann/json and GoogleTest are then instantiated once per unit, not per file.
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
+    -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 "$@" >/dev/null
 }
 
 configure_and_build() { # <build dir> [cmake options...]
   configure "$@" -DMCP_PING_BUILD_TESTS=ON
   cmake --build "$1" -j "$jobs"
+}
+
+# The sanitized build: clang, every library with AddressSanitizer, UBSan and libFuzzer's
+# coverage (MCP_PING_FUZZ), the tests and the fuzz targets, in <build>-sanitize. One build
+# serves the sanitizers and the fuzzers.
+build_sanitized() { # <seconds per fuzz target>
+  configure_and_build "$build-sanitize" -DCMAKE_CXX_COMPILER=clang++ -DMCP_PING_FUZZ=ON \
+    -DMCP_PING_FUZZ_SECONDS="${MCP_PING_FUZZ_SECONDS:-$1}"
 }
 
 case "$mode" in
@@ -98,14 +116,22 @@ case "$mode" in
       -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
     ;;
   test)
+    # Every test in the plain build, then the sanitized set (as `sanitize` with 5 s per fuzz
+    # target). Both run even when the first fails; the status is the worse of the two.
     configure_and_build "$build"
-    exec ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 300 \
-      --output-junit "$build/ctest-junit.xml"
+    status=0
+    ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 300 \
+      --output-junit "$build/ctest-junit.xml" || status=1
+    build_sanitized 5
+    ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure --timeout 300 \
+      -L "$sanitized_labels" -LE third-party --output-junit "$build-sanitize/ctest-junit.xml" ||
+      status=1
+    exit "$status"
     ;;
   sanitize)
-    configure_and_build "$build-sanitize" -DMCP_PING_SANITIZE=ON
+    build_sanitized 10
     exec ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure --timeout 300 \
-      -L 'unit|selftest'
+      -L "$sanitized_labels" -LE third-party
     ;;
   tsan)
     # halt_on_error: a data race fails the test that found it, with the report on stderr.
@@ -115,11 +141,9 @@ case "$mode" in
       -L 'unit|selftest|mcp-ping-conformance' -LE third-party
     ;;
   fuzz)
-    # A folder of its own: every library in it is instrumented for libFuzzer. Only the fuzz
-    # targets and the libraries they link are built, and no test of the project's own.
-    configure "$build-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DMCP_PING_FUZZ=ON \
-      -DMCP_PING_BUILD_TESTS=OFF -DMCP_PING_FUZZ_SECONDS="${MCP_PING_FUZZ_SECONDS:-10}"
-    cmake --build "$build-fuzz" -j "$jobs" --target fuzzers
-    exec ctest --test-dir "$build-fuzz" -j "$jobs" --output-on-failure -L fuzz
+    # The sanitized build's fuzz targets, each for MCP_PING_FUZZ_SECONDS (a reconfigure, no
+    # recompilation, when that build is there).
+    build_sanitized 60
+    exec ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure -L fuzz
     ;;
 esac

@@ -15,7 +15,7 @@ struct BrokenClient {
 
 void PrintTo(const BrokenClient& client, std::ostream* out) { *out << client.name; }
 
-std::vector<BrokenClient> load_rows() {
+std::vector<BrokenClient> load_broken_clients() {
   const auto rows = nlohmann::json::parse(read_text(MCP_PING_SELFTEST_DATA "/self_tests.json"));
   std::vector<BrokenClient> out;
   for (const auto& row : rows) {
@@ -68,7 +68,7 @@ TEST_P(BrokenClientIsCaught, ByItsIntendedCheck) {
   }
 }
 
-std::string row_name(const ::testing::TestParamInfo<BrokenClient>& info) {
+std::string broken_client_name(const ::testing::TestParamInfo<BrokenClient>& info) {
   std::string name = (info.param.fault.empty() ? std::string("no_fault") : info.param.fault) + "_" +
                      info.param.transport + "_" + std::to_string(info.index);
   for (char& c : name) {
@@ -77,8 +77,8 @@ std::string row_name(const ::testing::TestParamInfo<BrokenClient>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(SelfTests, BrokenClientIsCaught, ::testing::ValuesIn(load_rows()),
-                         row_name);
+INSTANTIATE_TEST_SUITE_P(SelfTests, BrokenClientIsCaught,
+                         ::testing::ValuesIn(load_broken_clients()), broken_client_name);
 
 }  // namespace
 }  // namespace mcpping::selftest

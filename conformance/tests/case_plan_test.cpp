@@ -7,8 +7,8 @@
 namespace mcpping {
 namespace {
 
-Scenario scenario(const std::string& id, std::vector<std::string> transports,
-                  std::string until = "2025-11-25") {
+Scenario plan_scenario(const std::string& id, std::vector<std::string> transports,
+                       std::string until = "2025-11-25") {
   Scenario s;
   s.id = id;
   s.transports = std::move(transports);
@@ -17,9 +17,9 @@ Scenario scenario(const std::string& id, std::vector<std::string> transports,
 }
 
 const std::vector<Scenario> kCatalogue = {
-    scenario("client-ping/answered", {"stdio", "streamable-http"}),
-    scenario("ping/id/zero", {"stdio", "streamable-http"}),
-    scenario("ping/idle", {"stdio", "sse"}),
+    plan_scenario("client-ping/answered", {"stdio", "streamable-http"}),
+    plan_scenario("ping/id/zero", {"stdio", "streamable-http"}),
+    plan_scenario("ping/idle", {"stdio", "sse"}),
 };
 
 TEST(Glob, StarCrossesSlashes) {

@@ -7,7 +7,7 @@ namespace {
 
 const TimeoutTable kTimeouts = {{"idle_window_ms", 2500}, {"quiet_ms", 300}, {"observe_ms", 4000}};
 
-Scenario scenario(std::vector<std::string> fixed_waits, bool exclusive = false) {
+Scenario waiting_scenario(std::vector<std::string> fixed_waits, bool exclusive = false) {
   Scenario s;
   s.transports = {"stdio"};
   s.fixed_waits = std::move(fixed_waits);
@@ -15,12 +15,12 @@ Scenario scenario(std::vector<std::string> fixed_waits, bool exclusive = false) 
   return s;
 }
 
-const Scenario kShort = scenario({});
-const Scenario kQuiet = scenario({"quiet_ms"});
-const Scenario kTwoQuiet = scenario({"quiet_ms", "quiet_ms"});
-const Scenario kIdle = scenario({"idle_window_ms"});
-const Scenario kObserve = scenario({"observe_ms"});
-const Scenario kBurst = scenario({}, true);
+const Scenario kShort = waiting_scenario({});
+const Scenario kQuiet = waiting_scenario({"quiet_ms"});
+const Scenario kTwoQuiet = waiting_scenario({"quiet_ms", "quiet_ms"});
+const Scenario kIdle = waiting_scenario({"idle_window_ms"});
+const Scenario kObserve = waiting_scenario({"observe_ms"});
+const Scenario kBurst = waiting_scenario({}, true);
 
 std::vector<PlannedCase> plan(const std::vector<const Scenario*>& scenarios) {
   std::vector<PlannedCase> cases;

@@ -7,8 +7,8 @@
 namespace mcpping {
 namespace {
 
-Scenario scenario(std::string id, std::vector<std::string> transports,
-                  std::map<std::string, std::string> not_on) {
+Scenario doc_scenario(std::string id, std::vector<std::string> transports,
+                      std::map<std::string, std::string> not_on) {
   Scenario s;
   s.id = std::move(id);
   s.title = "title of " + s.id;
@@ -20,9 +20,9 @@ Scenario scenario(std::string id, std::vector<std::string> transports,
 }
 
 const std::vector<Scenario> kTwoCases = {
-    scenario("ping/everywhere", {"stdio", "streamable-http", "sse"}, {}),
-    scenario("ping/pipe-only", {"stdio"},
-             {{"streamable-http", "no pipe over HTTP"}, {"sse", "no pipe | over HTTP"}}),
+    doc_scenario("ping/everywhere", {"stdio", "streamable-http", "sse"}, {}),
+    doc_scenario("ping/pipe-only", {"stdio"},
+                 {{"streamable-http", "no pipe over HTTP"}, {"sse", "no pipe | over HTTP"}}),
 };
 
 TEST(CatalogueDoc, MatrixMarksEveryCaseAndTransport) {

@@ -18,7 +18,8 @@ CheckDef check(const std::string& id, Level level, Strings transports = {}) {
   return def;
 }
 
-Scenario scenario(const std::string& id, Strings transports, std::vector<CheckDef> checks = {}) {
+Scenario json_scenario(const std::string& id, Strings transports,
+                       std::vector<CheckDef> checks = {}) {
   Scenario s;
   s.id = id;
   s.title = "title of " + id;
@@ -27,10 +28,10 @@ Scenario scenario(const std::string& id, Strings transports, std::vector<CheckDe
   return s;
 }
 
-std::vector<Scenario> catalogue() {
-  Scenario burst = scenario("ping/burst", {"stdio", "streamable-http"},
-                            {check("every-ping-answered-once", Level::Must),
-                             check("get-stream-pong", Level::Should, {"streamable-http"})});
+std::vector<Scenario> json_catalogue() {
+  Scenario burst = json_scenario("ping/burst", {"stdio", "streamable-http"},
+                                 {check("every-ping-answered-once", Level::Must),
+                                  check("get-stream-pong", Level::Should, {"streamable-http"})});
   burst.exclusive = true;
   burst.revision_from = "2025-03-26";
   DriverCheck delivered;
@@ -38,10 +39,10 @@ std::vector<Scenario> catalogue() {
   delivered.step = 1;
   burst.driver_checks.push_back(delivered);
 
-  Scenario keepalive = scenario("client-ping/keepalive", {"stdio", "sse"},
-                                {handshake_check(), check("pings-sent", Level::Info)});
+  Scenario keepalive = json_scenario("client-ping/keepalive", {"stdio", "sse"},
+                                     {handshake_check(), check("pings-sent", Level::Info)});
   keepalive.deadline_kill = Level::Info;
-  return {keepalive, burst, scenario("ping/idle", {"sse"}, {check("pong", Level::May)})};
+  return {keepalive, burst, json_scenario("ping/idle", {"sse"}, {check("pong", Level::May)})};
 }
 
 const nlohmann::ordered_json& case_named(const nlohmann::ordered_json& doc, const std::string& id) {
@@ -52,14 +53,14 @@ const nlohmann::ordered_json& case_named(const nlohmann::ordered_json& doc, cons
 }
 
 TEST(CatalogueJson, NamesTheKnownTransportsAndRevisions) {
-  const auto doc = catalogue_json(catalogue());
+  const auto doc = catalogue_json(json_catalogue());
   EXPECT_EQ(doc.at("format"), kCatalogueJsonFormat);
   EXPECT_EQ(doc.at("transports").get<Strings>(), known_transports());
   EXPECT_EQ(doc.at("revisions").get<Strings>(), known_revisions());
 }
 
 TEST(CatalogueJson, ListsEveryCaseInCatalogueOrderWithItsSettings) {
-  const auto doc = catalogue_json(catalogue());
+  const auto doc = catalogue_json(json_catalogue());
   ASSERT_EQ(doc.at("cases").size(), 3u);
   EXPECT_EQ(doc["cases"][0]["id"], "client-ping/keepalive");
   EXPECT_EQ(doc["cases"][2]["id"], "ping/idle");
@@ -80,7 +81,7 @@ TEST(CatalogueJson, ListsEveryCaseInCatalogueOrderWithItsSettings) {
 }
 
 TEST(CatalogueJson, ChecksCarryTheirKindLevelAndTransports) {
-  const auto doc = catalogue_json(catalogue());
+  const auto doc = catalogue_json(json_catalogue());
   const auto& checks = case_named(doc, "ping/burst").at("checks");
   ASSERT_EQ(checks.size(), 3u);
   // Script checks first, in script order, then driver checks.
@@ -103,33 +104,34 @@ TEST(CatalogueJson, ChecksCarryTheirKindLevelAndTransports) {
 }
 
 TEST(CatalogueJson, LevelIsTheMostDemandingOfTheChecks) {
-  EXPECT_EQ(highest_level(scenario("a", {"stdio"})), Level::Info);
-  EXPECT_EQ(highest_level(scenario("a", {"stdio"}, {check("x", Level::Info)})), Level::Info);
+  EXPECT_EQ(highest_level(json_scenario("a", {"stdio"})), Level::Info);
+  EXPECT_EQ(highest_level(json_scenario("a", {"stdio"}, {check("x", Level::Info)})), Level::Info);
   // MAY outranks INFO although it comes after it in the enum.
-  EXPECT_EQ(
-      highest_level(scenario("a", {"stdio"}, {check("x", Level::May), check("y", Level::Info)})),
-      Level::May);
-  EXPECT_EQ(
-      highest_level(scenario("a", {"stdio"}, {check("x", Level::May), check("y", Level::Should)})),
-      Level::Should);
+  EXPECT_EQ(highest_level(
+                json_scenario("a", {"stdio"}, {check("x", Level::May), check("y", Level::Info)})),
+            Level::May);
+  EXPECT_EQ(highest_level(
+                json_scenario("a", {"stdio"}, {check("x", Level::May), check("y", Level::Should)})),
+            Level::Should);
   // Driver checks count too.
-  Scenario with_driver_check = scenario("a", {"stdio"}, {check("x", Level::Should)});
+  Scenario with_driver_check = json_scenario("a", {"stdio"}, {check("x", Level::Should)});
   with_driver_check.driver_checks.push_back({check("y", Level::Must), 0, nullptr, {}});
   EXPECT_EQ(highest_level(with_driver_check), Level::Must);
 
   // The mock server's own checks (the handshake) say nothing of what the case is about.
-  EXPECT_EQ(highest_level(scenario("a", {"stdio"}, {handshake_check(), check("x", Level::Info)})),
-            Level::Info);
-  EXPECT_EQ(highest_level(scenario("a", {"stdio"}, {handshake_check()})), Level::Info);
+  EXPECT_EQ(
+      highest_level(json_scenario("a", {"stdio"}, {handshake_check(), check("x", Level::Info)})),
+      Level::Info);
+  EXPECT_EQ(highest_level(json_scenario("a", {"stdio"}, {handshake_check()})), Level::Info);
 
-  const auto doc = catalogue_json(catalogue());
+  const auto doc = catalogue_json(json_catalogue());
   EXPECT_EQ(case_named(doc, "ping/burst").at("level"), "MUST");
   EXPECT_EQ(case_named(doc, "client-ping/keepalive").at("level"), "INFO");
   EXPECT_EQ(case_named(doc, "ping/idle").at("level"), "MAY");
 }
 
 TEST(CatalogueJson, TheMockServersOwnChecksAreListedAsImplicit) {
-  const auto doc = catalogue_json(catalogue());
+  const auto doc = catalogue_json(json_catalogue());
   const auto& checks = case_named(doc, "client-ping/keepalive").at("checks");
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_EQ(checks[0].at("id"), "handshake");
@@ -139,7 +141,7 @@ TEST(CatalogueJson, TheMockServersOwnChecksAreListedAsImplicit) {
 }
 
 TEST(CatalogueJson, TransportKeepsTheCasesThatRunOnIt) {
-  const auto doc = catalogue_json(catalogue(), {{}, "sse"});
+  const auto doc = catalogue_json(json_catalogue(), {{}, "sse"});
   ASSERT_EQ(doc.at("cases").size(), 2u);
   EXPECT_EQ(doc["cases"][0]["id"], "client-ping/keepalive");
   EXPECT_EQ(doc["cases"][1]["id"], "ping/idle");
@@ -150,15 +152,15 @@ TEST(CatalogueJson, TransportKeepsTheCasesThatRunOnIt) {
 }
 
 TEST(CatalogueJson, GlobsSelectCasesAsRunDoes) {
-  const auto doc = catalogue_json(catalogue(), {{"ping/*"}, std::nullopt});
+  const auto doc = catalogue_json(json_catalogue(), {{"ping/*"}, std::nullopt});
   ASSERT_EQ(doc.at("cases").size(), 2u);
   EXPECT_EQ(doc["cases"][0]["id"], "ping/burst");
   EXPECT_EQ(doc["cases"][1]["id"], "ping/idle");
 
-  const auto both = catalogue_json(catalogue(), {{"*keepalive", "ping/idle"}, "sse"});
+  const auto both = catalogue_json(json_catalogue(), {{"*keepalive", "ping/idle"}, "sse"});
   ASSERT_EQ(both.at("cases").size(), 2u);
 
-  const std::vector<Scenario> scenarios = catalogue();
+  const std::vector<Scenario> scenarios = json_catalogue();
   const auto selected = select_scenarios(scenarios, {{"ping/burst"}, "stdio"});
   ASSERT_EQ(selected.size(), 1u);
   EXPECT_EQ(selected[0]->id, "ping/burst");
@@ -166,14 +168,14 @@ TEST(CatalogueJson, GlobsSelectCasesAsRunDoes) {
 
 TEST(CatalogueJson, AGlobThatMatchesNothingIsRefused) {
   try {
-    catalogue_json(catalogue(), {{"ping/*", "pnig/*"}, std::nullopt});
+    catalogue_json(json_catalogue(), {{"ping/*", "pnig/*"}, std::nullopt});
     ADD_FAILURE() << "accepted a glob that matches no case";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'pnig/*' matches no case"), std::string::npos)
         << e.what();
   }
   // A transport no case runs on is no error: the list is empty.
-  EXPECT_TRUE(catalogue_json(catalogue(), {{"ping/burst"}, "sse"}).at("cases").empty());
+  EXPECT_TRUE(catalogue_json(json_catalogue(), {{"ping/burst"}, "sse"}).at("cases").empty());
 }
 
 }  // namespace

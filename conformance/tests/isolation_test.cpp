@@ -19,7 +19,7 @@ struct IsolationRow {
 
 void PrintTo(const IsolationRow& row, std::ostream* out) { *out << row.name; }
 
-std::vector<IsolationRow> load_rows() {
+std::vector<IsolationRow> load_isolation_rows() {
   const auto rows = nlohmann::json::parse(read_text(MCP_PING_SELFTEST_DATA "/isolation.json"));
   std::vector<IsolationRow> out;
   for (const auto& row : rows) {
@@ -68,7 +68,7 @@ TEST_P(OneDefect, FailsItsOwnChecksOnly) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(SelfTests, OneDefect, ::testing::ValuesIn(load_rows()),
+INSTANTIATE_TEST_SUITE_P(SelfTests, OneDefect, ::testing::ValuesIn(load_isolation_rows()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

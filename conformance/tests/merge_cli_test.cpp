@@ -9,7 +9,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kNoPong = {MCP_PING_BROKEN_CLIENT, "--fault", "no-pong"};
+const std::vector<std::string> kNoPongDriver = {MCP_PING_BROKEN_CLIENT, "--fault", "no-pong"};
 const std::vector<std::string> kCases = {"--scenario",          "ping/id/*",   "--scenario",
                                          "ping/while-awaiting", "--transport", "stdio"};
 
@@ -45,14 +45,14 @@ std::vector<std::string> with(std::vector<std::string> options, const std::strin
 }
 
 TEST(MergeCli, TwoShardsMergeIntoTheCountsOfTheWholeRun) {
-  const RunnerRun whole = run_runner(kCases, kNoPong, "whole");
+  const RunnerRun whole = run_runner(kCases, kNoPongDriver, "whole");
   ASSERT_EQ(whole.outcome.exit_code, 1) << whole.output;
   EXPECT_TRUE(fs::exists(whole.report_dir / "html" / "index.html"));
   EXPECT_NE(whole.output.find((whole.report_dir / "html" / "index.html").string()),
             std::string::npos)
       << whole.output;
-  const RunnerRun first = run_runner(with(kCases, "1/2"), kNoPong, "shard-1");
-  const RunnerRun second = run_runner(with(kCases, "2/2"), kNoPong, "shard-2");
+  const RunnerRun first = run_runner(with(kCases, "1/2"), kNoPongDriver, "shard-1");
+  const RunnerRun second = run_runner(with(kCases, "2/2"), kNoPongDriver, "shard-2");
   ASSERT_NE(first.outcome.exit_code, 2) << first.output;
   ASSERT_NE(second.outcome.exit_code, 2) << second.output;
 

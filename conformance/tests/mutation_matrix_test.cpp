@@ -28,7 +28,7 @@ void PrintTo(const MatrixRow& row, std::ostream* out) {
   if (!row.revision.empty()) *out << " at " << row.revision;
 }
 
-std::vector<MatrixRow> load_rows() {
+std::vector<MatrixRow> load_matrix_rows() {
   const auto rows = json::parse(read_text(MCP_PING_SELFTEST_DATA "/mutation_matrix.json"))["rows"];
   std::vector<MatrixRow> out;
   for (const auto& row : rows)
@@ -144,7 +144,7 @@ TEST_P(MutationMatrix, TheFaultFailsEveryCheckItClaims) {
                                      << run.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(SelfTests, MutationMatrix, ::testing::ValuesIn(load_rows()),
+INSTANTIATE_TEST_SUITE_P(SelfTests, MutationMatrix, ::testing::ValuesIn(load_matrix_rows()),
                          [](const auto& info) {
                            std::string name =
                                info.param.fault + "_" + info.param.transport +
@@ -157,7 +157,7 @@ INSTANTIATE_TEST_SUITE_P(SelfTests, MutationMatrix, ::testing::ValuesIn(load_row
 
 TEST(MutationMatrix, EveryMustAndShouldCheckHasABrokenClientThatFailsIt) {
   ASSERT_TRUE(catalogue().is_object()) << "mcp-ping-conformance list --json failed";
-  const auto rows = load_rows();
+  const auto rows = load_matrix_rows();
   std::vector<std::string> unproven;
   std::size_t required = 0;
   for (const auto& c : catalogue()["cases"]) {

@@ -179,7 +179,7 @@ TEST(OfficialHarnessScript, ToolsListAnswersNoTools) {
 }
 
 // The suite's own catalogue, as `list --harness official` prints it.
-std::vector<Scenario> catalogue() {
+std::vector<Scenario> harness_catalogue() {
   const std::filesystem::path dir = MCP_PING_FIXTURES;
   const Defaults defaults = load_defaults(dir / "defaults.json");
   const SpecReferences refs = load_spec_references(dir / "spec-references.json");
@@ -187,7 +187,7 @@ std::vector<Scenario> catalogue() {
 }
 
 TEST(OfficialHarnessListing, CoversTheCasesThatFitOnStreamableHttp) {
-  const std::string listing = official_harness_listing(catalogue(), false);
+  const std::string listing = official_harness_listing(harness_catalogue(), false);
   const auto listed = [&](const std::string& id) {
     return listing.find(id + "  streamable-http  ") != std::string::npos;
   };
@@ -206,7 +206,7 @@ TEST(OfficialHarnessListing, CoversTheCasesThatFitOnStreamableHttp) {
 }
 
 TEST(OfficialHarnessListing, MarkdownNamesWhyEveryOtherCaseIsNotCovered) {
-  const std::string markdown = official_harness_listing(catalogue(), true);
+  const std::string markdown = official_harness_listing(harness_catalogue(), true);
   EXPECT_NE(markdown.find("| `ping/colliding-id` | Ping whose id equals the pending call's id | "
                           "call_tool |"),
             std::string::npos);

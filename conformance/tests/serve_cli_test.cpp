@@ -20,7 +20,7 @@ using std::chrono::milliseconds;
 constexpr milliseconds kLineBound{60000};
 
 // Processes whose command line contains `marker`.
-std::vector<std::string> processes_marked(const std::string& marker) {
+std::vector<std::string> serve_processes_marked(const std::string& marker) {
   std::vector<std::string> found;
   DIR* proc = ::opendir("/proc");
   while (proc) {
@@ -108,7 +108,8 @@ void expect_judged_evidence(const Serve& serve, const std::string& verdict) {
   EXPECT_NE(read_text(serve.evidence() / "transcript.jsonl").find("\"kind\":\"end\""),
             std::string::npos);
   EXPECT_FALSE(read_text(serve.evidence() / "transcript.txt").empty());
-  EXPECT_TRUE(processes_marked(serve.evidence().string()).empty()) << "a mock server was left";
+  EXPECT_TRUE(serve_processes_marked(serve.evidence().string()).empty())
+      << "a mock server was left";
 }
 
 void expect_a_clean_session(Serve& serve, const std::string& transport) {
@@ -168,7 +169,7 @@ TEST(ServeCli, LegacySseClientUsesThePrintedUrl) {
 TEST(ServeCli, CtrlCStopsTheMockServerAndReportsWhatItRecorded) {
   Serve serve("ping/while-awaiting", "streamable-http");
   ASSERT_TRUE(serve.line_starting("Waiting up to")) << serve.output();
-  ASSERT_FALSE(processes_marked(serve.evidence().string()).empty()) << "the mock server runs";
+  ASSERT_FALSE(serve_processes_marked(serve.evidence().string()).empty()) << "the mock server runs";
   serve.interrupt();
   const int status = serve.finish();
   EXPECT_EQ(status, 1) << serve.output();

@@ -18,7 +18,7 @@ struct Catalogue {
   std::vector<Scenario> scenarios;
 };
 
-const Catalogue& catalogue() {
+const Catalogue& serve_catalogue() {
   static const Catalogue loaded = [] {
     Catalogue c;
     c.defaults = load_defaults(kFixtures / "defaults.json");
@@ -39,7 +39,7 @@ ServeOptions options(const std::string& scenario, const std::string& transport) 
 // The UsageError text pick_served_case() throws, or "" when it accepts.
 std::string refusal(const std::string& scenario, const std::string& transport) {
   try {
-    pick_served_case(catalogue().scenarios, options(scenario, transport));
+    pick_served_case(serve_catalogue().scenarios, options(scenario, transport));
     return "";
   } catch (const UsageError& e) {
     return e.what();
@@ -47,9 +47,10 @@ std::string refusal(const std::string& scenario, const std::string& transport) {
 }
 
 TEST(ServeSession, PicksAnExactIdOrAGlobMatchingOneCase) {
-  EXPECT_EQ(pick_served_case(catalogue().scenarios, options("ping/while-awaiting", "stdio")).id,
-            "ping/while-awaiting");
-  EXPECT_EQ(pick_served_case(catalogue().scenarios, options("*/while-awaiting", "sse")).id,
+  EXPECT_EQ(
+      pick_served_case(serve_catalogue().scenarios, options("ping/while-awaiting", "stdio")).id,
+      "ping/while-awaiting");
+  EXPECT_EQ(pick_served_case(serve_catalogue().scenarios, options("*/while-awaiting", "sse")).id,
             "ping/while-awaiting");
 }
 
@@ -79,13 +80,14 @@ TEST(ServeSession, ATransportTheCaseDoesNotRunOnQuotesTheFixturesReason) {
 }
 
 TEST(ServeSession, APersonGetsTimeForRequestsWhileJudgedBoundsStay) {
-  const Scenario& idle = pick_served_case(catalogue().scenarios, options("ping/idle", "stdio"));
+  const Scenario& idle =
+      pick_served_case(serve_catalogue().scenarios, options("ping/idle", "stdio"));
   ServeOptions served = options("ping/idle", "streamable-http");
   served.wait_ms = 120000;
   served.timeout_multiplier = 2;
-  const json script = human_paced_script(idle, catalogue().defaults, served);
-  const json catalogued =
-      resolve_script(idle, catalogue().defaults, RunSettings{"streamable-http", "2025-11-25", 2});
+  const json script = human_paced_script(idle, serve_catalogue().defaults, served);
+  const json catalogued = resolve_script(idle, serve_catalogue().defaults,
+                                         RunSettings{"streamable-http", "2025-11-25", 2});
   EXPECT_EQ(script["timeouts"]["case_deadline_ms"], 120000);
   EXPECT_EQ(script["timeouts"]["expect_ms"], 120000);
   for (const char* bound : {"pong_cap_ms", "quiet_ms", "idle_window_ms", "late_pong_ms"}) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +17,10 @@ namespace mcp::detail {
 
 inline constexpr std::string_view kEventStream = "text/event-stream";
 inline constexpr std::string_view kJson = "application/json";
+// How much of an HTTP error's body is read and logged.
+inline constexpr std::size_t kErrorBodyCap = 64 * 1024;
+// How long close() waits for the transport's threads to finish their calls.
+inline constexpr std::chrono::milliseconds kCloseLimit{10000};
 
 // Timeouts of a call that reads a stream, and of a POST answered at once.
 HttpTimeouts stream_timeouts(const HttpOptions& options);

@@ -16,10 +16,8 @@ using detail::HttpHead;
 using detail::SseEvent;
 using nlohmann::json;
 
-namespace {
-constexpr std::size_t kErrorBodyCap = 64 * 1024;
-constexpr std::chrono::milliseconds kCloseLimit{10000};
-}  // namespace
+using detail::kCloseLimit;
+using detail::kErrorBodyCap;
 
 class SseTransport::Impl {
  public:

@@ -25,10 +25,10 @@ using detail::SseParser;
 using detail::StreamState;
 using nlohmann::json;
 
-namespace {
+using detail::kCloseLimit;
+using detail::kErrorBodyCap;
 
-constexpr std::size_t kErrorBodyCap = 64 * 1024;
-constexpr std::chrono::milliseconds kCloseLimit{10000};
+namespace {
 
 std::string method_of(const json& frame) {
   if (!frame.is_object()) return {};

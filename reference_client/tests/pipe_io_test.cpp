@@ -1,4 +1,5 @@
 #include "pipe_io.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,17 +13,8 @@
 namespace mcp::detail {
 namespace {
 
-bool sigpipe_pending() {
-  sigset_t pending;
-  sigpending(&pending);
-  return sigismember(&pending, SIGPIPE) == 1;
-}
-
-bool sigpipe_blocked() {
-  sigset_t mask;
-  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
-  return sigismember(&mask, SIGPIPE) == 1;
-}
+using test::sigpipe_blocked;
+using test::sigpipe_pending;
 
 TEST(PipeIo, WritesEverything) {
   Pipe pipe;

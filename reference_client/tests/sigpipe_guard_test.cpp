@@ -1,6 +1,7 @@
 #include "sigpipe_guard.hpp"
 
 #include "pipe_io.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,17 +11,8 @@
 namespace mcp::detail {
 namespace {
 
-bool sigpipe_pending() {
-  sigset_t pending;
-  sigpending(&pending);
-  return sigismember(&pending, SIGPIPE) == 1;
-}
-
-bool sigpipe_blocked() {
-  sigset_t mask;
-  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
-  return sigismember(&mask, SIGPIPE) == 1;
-}
+using test::sigpipe_blocked;
+using test::sigpipe_pending;
 
 TEST(SigpipeGuard, AWriteToABrokenPipeInsideTheGuardDoesNotKill) {
   // The default disposition: a SIGPIPE that got through would end the test process.

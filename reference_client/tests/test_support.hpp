@@ -1,7 +1,10 @@
-// Helpers shared by the reference client's tests: a thread-safe log capture.
+// Helpers shared by the reference client's tests: a thread-safe log capture, SIGPIPE state.
 #pragma once
 
 #include "mcp/log.hpp"
+
+#include <pthread.h>
+#include <signal.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -9,6 +12,19 @@
 #include <vector>
 
 namespace mcp::test {
+
+// Whether SIGPIPE is pending for this thread, and whether it is blocked.
+inline bool sigpipe_pending() {
+  sigset_t pending;
+  sigpending(&pending);
+  return sigismember(&pending, SIGPIPE) == 1;
+}
+
+inline bool sigpipe_blocked() {
+  sigset_t mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  return sigismember(&mask, SIGPIPE) == 1;
+}
 
 class LogCapture {
  public:

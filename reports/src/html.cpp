@@ -13,6 +13,7 @@
 #include "reports/json_report.hpp"
 #include "reports/junit.hpp"
 #include "reports/markdown.hpp"
+#include "reports/number_text.hpp"
 
 namespace mcpping {
 
@@ -69,11 +70,7 @@ std::string page_start(const std::string& title) {
 
 constexpr std::string_view kPageEnd = "</body>\n</html>\n";
 
-std::string ms(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
+using number_text::ms;
 
 // One segment of a page path: [A-Za-z0-9-] kept, every other byte _xx. An empty segment is
 // "_", which escaping never yields.
@@ -178,11 +175,7 @@ std::string latency_text(const LatencyFigures& figures) {
          " ms";
 }
 
-std::string per_second(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  return buffer;
-}
+using number_text::per_second;
 
 std::string timings_table(const CaseResult& result) {
   std::ostringstream out;

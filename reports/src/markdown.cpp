@@ -9,22 +9,15 @@
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
 #include "reports/json_report.hpp"
+#include "reports/number_text.hpp"
 
 namespace mcpping {
 
 namespace {
 
-std::string ms(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
+using number_text::ms;
 
-std::string per_second(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  return buffer;
-}
+using number_text::per_second;
 
 // The transports of a run, in the order they first appear.
 std::vector<std::string> transports_of(const RunResult& run) {

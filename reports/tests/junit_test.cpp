@@ -5,8 +5,8 @@
 namespace mcpping {
 namespace {
 
-CaseResult make_case(const std::string& id, Verdict verdict,
-                     const std::string& transport = "stdio") {
+CaseResult junit_case(const std::string& id, Verdict verdict,
+                      const std::string& transport = "stdio") {
   CaseResult result;
   result.case_id = id;
   result.transport = transport;
@@ -29,7 +29,7 @@ CaseResult make_case(const std::string& id, Verdict verdict,
   return result;
 }
 
-RunResult make_run(std::vector<CaseResult> cases, bool strict = false) {
+RunResult junit_run(std::vector<CaseResult> cases, bool strict = false) {
   RunResult run;
   run.info.suite_version = "0.1.0";
   run.info.revision = "2025-11-25";
@@ -39,7 +39,7 @@ RunResult make_run(std::vector<CaseResult> cases, bool strict = false) {
 }
 
 TEST(Junit, OneTestcasePerCaseWithClassnameAndName) {
-  const std::string xml = render_junit(make_run({make_case("ping/idle", Verdict::Pass)}));
+  const std::string xml = render_junit(junit_run({junit_case("ping/idle", Verdict::Pass)}));
   EXPECT_NE(xml.find("<testcase classname=\"mcp.stdio\" name=\"ping/idle\" time=\"1.234\"/>"),
             std::string::npos)
       << xml;
@@ -48,7 +48,7 @@ TEST(Junit, OneTestcasePerCaseWithClassnameAndName) {
 }
 
 TEST(Junit, FailureCarriesHeadlineAndEvidence) {
-  const std::string xml = render_junit(make_run({make_case("ping/colliding-id", Verdict::Fail)}));
+  const std::string xml = render_junit(junit_run({junit_case("ping/colliding-id", Verdict::Fail)}));
   EXPECT_NE(xml.find("<failure type=\"FAIL\" message=\"[MUST] ping/colliding-id:pong"),
             std::string::npos)
       << xml;
@@ -59,7 +59,7 @@ TEST(Junit, FailureCarriesHeadlineAndEvidence) {
 
 TEST(Junit, UnsupportedIsSkippedAndErrorIsError) {
   const std::string xml = render_junit(
-      make_run({make_case("a", Verdict::Unsupported), make_case("b", Verdict::Error)}));
+      junit_run({junit_case("a", Verdict::Unsupported), junit_case("b", Verdict::Error)}));
   EXPECT_NE(xml.find("<skipped message=\"UNSUPPORTED: the driver exited 127\"/>"),
             std::string::npos)
       << xml;
@@ -68,16 +68,17 @@ TEST(Junit, UnsupportedIsSkippedAndErrorIsError) {
 }
 
 TEST(Junit, NonStrictFailsOnlyInStrictMode) {
-  const auto lenient = render_junit(make_run({make_case("ping/idle", Verdict::NonStrict)}, false));
+  const auto lenient =
+      render_junit(junit_run({junit_case("ping/idle", Verdict::NonStrict)}, false));
   EXPECT_EQ(lenient.find("<failure"), std::string::npos);
   EXPECT_NE(lenient.find("<system-out>NON_STRICT"), std::string::npos);
-  const auto strict = render_junit(make_run({make_case("ping/idle", Verdict::NonStrict)}, true));
+  const auto strict = render_junit(junit_run({junit_case("ping/idle", Verdict::NonStrict)}, true));
   EXPECT_NE(strict.find("<failure type=\"NON_STRICT\""), std::string::npos);
 }
 
 TEST(Junit, OneTestsuitePerTransport) {
   const std::string xml = render_junit(
-      make_run({make_case("a", Verdict::Pass, "stdio"), make_case("a", Verdict::Pass, "sse")}));
+      junit_run({junit_case("a", Verdict::Pass, "stdio"), junit_case("a", Verdict::Pass, "sse")}));
   EXPECT_NE(xml.find("<testsuite name=\"mcp.stdio\" tests=\"1\""), std::string::npos);
   EXPECT_NE(xml.find("<testsuite name=\"mcp.sse\" tests=\"1\""), std::string::npos);
   EXPECT_NE(xml.find("<testsuites name=\"mcp-ping-conformance\" tests=\"2\""), std::string::npos);

@@ -5,7 +5,7 @@
 namespace mcpping {
 namespace {
 
-const Json kCall = Json::parse(
+const Json kToolsCall = Json::parse(
     R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}})");
 
 TEST(SameJson, ComparesTypeCategories) {
@@ -43,26 +43,26 @@ TEST(Pattern, ExpandRepeatsWritesOutEveryMacro) {
 }
 
 TEST(Pattern, ObjectsAllowExtraKeysArraysDoNot) {
-  EXPECT_TRUE(matches(Json{{"method", "tools/call"}}, kCall, {}));
-  EXPECT_FALSE(matches(Json{{"method", "tools/list"}}, kCall, {}));
+  EXPECT_TRUE(matches(Json{{"method", "tools/call"}}, kToolsCall, {}));
+  EXPECT_FALSE(matches(Json{{"method", "tools/list"}}, kToolsCall, {}));
   EXPECT_TRUE(matches(Json::parse(R"([1,2])"), Json::parse("[1,2]"), {}));
   EXPECT_FALSE(matches(Json::parse(R"([1])"), Json::parse("[1,2]"), {}));
 }
 
 TEST(Pattern, ScalarsAreTypeStrict) {
-  EXPECT_TRUE(matches(Json{{"id", 7}}, kCall, {}));
-  EXPECT_FALSE(matches(Json{{"id", 7.0}}, kCall, {}));
-  EXPECT_FALSE(matches(Json{{"id", "7"}}, kCall, {}));
+  EXPECT_TRUE(matches(Json{{"id", 7}}, kToolsCall, {}));
+  EXPECT_FALSE(matches(Json{{"id", 7.0}}, kToolsCall, {}));
+  EXPECT_FALSE(matches(Json{{"id", "7"}}, kToolsCall, {}));
 }
 
 TEST(Pattern, SpecialKeys) {
-  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$any":true}})"), kCall, {}));
-  EXPECT_FALSE(matches(Json::parse(R"({"error":{"$any":true}})"), kCall, {}));
-  EXPECT_TRUE(matches(Json::parse(R"({"error":{"$absent":true}})"), kCall, {}));
-  EXPECT_FALSE(matches(Json::parse(R"({"id":{"$absent":true}})"), kCall, {}));
-  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$type":"integer"}})"), kCall, {}));
-  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$type":"number"}})"), kCall, {}));
-  EXPECT_FALSE(matches(Json::parse(R"({"id":{"$type":"string"}})"), kCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$any":true}})"), kToolsCall, {}));
+  EXPECT_FALSE(matches(Json::parse(R"({"error":{"$any":true}})"), kToolsCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"error":{"$absent":true}})"), kToolsCall, {}));
+  EXPECT_FALSE(matches(Json::parse(R"({"id":{"$absent":true}})"), kToolsCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$type":"integer"}})"), kToolsCall, {}));
+  EXPECT_TRUE(matches(Json::parse(R"({"id":{"$type":"number"}})"), kToolsCall, {}));
+  EXPECT_FALSE(matches(Json::parse(R"({"id":{"$type":"string"}})"), kToolsCall, {}));
   EXPECT_FALSE(
       matches(Json::parse(R"({"id":{"$type":"integer"}})"), Json::parse(R"({"id":1.5})"), {}));
 }
@@ -83,7 +83,7 @@ TEST(Pattern, TypeListMatchesAnyOfItsTypes) {
 }
 
 TEST(Pattern, NotMatchesWhatItsPatternDoesNot) {
-  const Captures captures{{"call", kCall}};
+  const Captures captures{{"call", kToolsCall}};
   const Json pattern = Json::parse(R"({"id":{"$not":"${call.id}"}})");
   EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":8})"), captures));
   EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":"7"})"), captures));
@@ -100,7 +100,7 @@ TEST(Pattern, NotMatchesWhatItsPatternDoesNot) {
 // "The request ID MUST NOT have been previously used by the requestor within the same
 // session": an id that is none of the captured ones.
 TEST(Pattern, NotAnyOfExcludesEveryAlternative) {
-  const Captures captures{{"call", kCall}, {"first", Json::parse(R"({"id":"p-1"})")}};
+  const Captures captures{{"call", kToolsCall}, {"first", Json::parse(R"({"id":"p-1"})")}};
   const Json pattern = Json::parse(R"({"id":{"$not":{"$any_of":["${call.id}","${first.id}"]}}})");
   EXPECT_TRUE(matches(pattern, Json::parse(R"({"id":"p-2"})"), captures));
   EXPECT_FALSE(matches(pattern, Json::parse(R"({"id":"p-1"})"), captures));
@@ -129,7 +129,7 @@ TEST(Pattern, ContainsMatchesSubstringsOfStringsOnly) {
 }
 
 TEST(Pattern, RefsKeepTheCapturedType) {
-  const Captures captures{{"call", kCall}};
+  const Captures captures{{"call", kToolsCall}};
   EXPECT_TRUE(matches(Json::parse(R"({"id":"${call.id}"})"), Json::parse(R"({"id":7})"), captures));
   EXPECT_FALSE(
       matches(Json::parse(R"({"id":"${call.id}"})"), Json::parse(R"({"id":"7"})"), captures));
@@ -138,24 +138,24 @@ TEST(Pattern, RefsKeepTheCapturedType) {
   EXPECT_TRUE(matches(Json::parse(R"({"text":"got ${call.params.arguments.text}"})"),
                       Json::parse(R"({"text":"got a"})"), captures));
   std::string why;
-  EXPECT_FALSE(matches(Json::parse(R"({"id":"${nope.id}"})"), kCall, captures, &why));
+  EXPECT_FALSE(matches(Json::parse(R"({"id":"${nope.id}"})"), kToolsCall, captures, &why));
   EXPECT_NE(why.find("nope.id"), std::string::npos);
 }
 
 TEST(Pattern, ExplainsTheMismatch) {
   std::string why;
-  EXPECT_FALSE(matches(Json::parse(R"({"params":{"name":"other"}})"), kCall, {}, &why));
+  EXPECT_FALSE(matches(Json::parse(R"({"params":{"name":"other"}})"), kToolsCall, {}, &why));
   EXPECT_EQ(why, R"(/params/name: expected "other", got "echo")");
 }
 
 TEST(Pattern, ResolveRefWalksMembersAndIndexes) {
-  const Captures captures{{"call", kCall}, {"list", Json::parse(R"({"a":[10,{"b":true}]})")}};
+  const Captures captures{{"call", kToolsCall}, {"list", Json::parse(R"({"a":[10,{"b":true}]})")}};
   EXPECT_EQ(resolve_ref("call.params.name", captures), Json("echo"));
   EXPECT_EQ(resolve_ref("list.a.1.b", captures), Json(true));
   EXPECT_FALSE(resolve_ref("list.a.5", captures));
   EXPECT_FALSE(resolve_ref("call.missing", captures));
   EXPECT_FALSE(resolve_ref("other", captures));
-  EXPECT_TRUE(same_json(*resolve_ref("call", captures), kCall));
+  EXPECT_TRUE(same_json(*resolve_ref("call", captures), kToolsCall));
 }
 
 TEST(Pattern, CheckPatternRejectsMalformedSpecials) {

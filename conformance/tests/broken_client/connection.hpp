@@ -16,6 +16,8 @@ namespace broken {
 using nlohmann::json;
 
 using Timeout = std::chrono::milliseconds;
+// How long a connection waits for the server to answer or to accept what it writes.
+inline constexpr auto kWait = std::chrono::seconds(5);
 
 // The client gave up waiting for request `id`.
 struct TimedOut : std::runtime_error {

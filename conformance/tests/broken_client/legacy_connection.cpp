@@ -18,8 +18,6 @@
 namespace broken {
 namespace {
 
-constexpr auto kWait = std::chrono::seconds(5);
-
 class LegacyConnection : public Connection {
  public:
   explicit LegacyConnection(const std::string& url) {

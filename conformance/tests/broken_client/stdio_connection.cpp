@@ -21,7 +21,6 @@
 namespace broken {
 namespace {
 
-constexpr auto kWait = std::chrono::seconds(5);
 // splices-pong: where a large request is split (well under a pipe's 64 KiB).
 constexpr std::size_t kSpliceAt = 32 * 1024;
 
