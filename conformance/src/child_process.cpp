@@ -113,6 +113,13 @@ class Capture {
   std::array<char, 65536> buffer_{};
 };
 
+}  // namespace
+
+// Named, not anonymous: BackgroundProcess::State, a member of a class the header declares,
+// holds a LiveGroup, and GCC refuses a field of an anonymous type there when the file is
+// compiled inside a unity translation unit (-Wsubobject-linkage).
+namespace process_groups {
+
 // The process groups being waited for, so that an interrupted run can kill them all.
 std::mutex live_groups_mutex;
 std::set<pid_t> live_groups;
@@ -133,6 +140,14 @@ class LiveGroup {
  private:
   pid_t group_;
 };
+
+}  // namespace process_groups
+
+using process_groups::live_groups;
+using process_groups::live_groups_mutex;
+using process_groups::LiveGroup;
+
+namespace {
 
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra) {
   std::vector<std::string> env;
