@@ -24,16 +24,6 @@ constexpr std::array<std::string_view, 4> kKnownVersions = {"2024-11-05", "2025-
 // What a client that was asked for a modern version offers a legacy server it fell back to.
 constexpr std::string_view kNewestLegacyVersion = "2025-11-25";
 
-struct Outcome {
-  json result;
-  std::optional<Error> error;
-};
-
-struct Pending {
-  std::string method;
-  std::promise<Outcome> promise;
-};
-
 std::string excerpt(const json& value) {
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() > 200) text = text.substr(0, 200) + "...";
@@ -58,6 +48,17 @@ Error error_from_response(const json& error) {
 }  // namespace
 
 class Client::Impl {
+  // A request awaiting its response. Nested rather than in the anonymous namespace: GCC
+  // refuses a member of an anonymous type in a class the header declares, in a unity build.
+  struct Outcome {
+    json result;
+    std::optional<Error> error;
+  };
+  struct Pending {
+    std::string method;
+    std::promise<Outcome> promise;
+  };
+
  public:
   Impl(std::unique_ptr<Transport> transport, ClientOptions options)
       : transport_(std::move(transport)),
