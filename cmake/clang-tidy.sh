@@ -33,7 +33,13 @@ jobs=${MCP_PING_JOBS:-$(nproc)}
 files=$(sed -n 's/^ *"file": "\(.*\)",\{0,1\}$/\1/p' "$database" | grep "^$root/" |
   grep -v -e "^$root/build[^/]*/" -e "/node_modules/" | sort -u)
 if [ -z "$files" ]; then
-  echo "clang-tidy.sh: $database names no source of $root" >&2
+  if grep -q '/Unity/unity_' "$database"; then
+    # The bootstrap's folders are unity builds: their database names the grouped units only.
+    echo "clang-tidy.sh: $build is a unity build; configure a folder file by file (no build needed):" >&2
+    echo "  cmake -S $root -B $root/build-tidy -DCMAKE_UNITY_BUILD=OFF && sh $0 $root/build-tidy" >&2
+  else
+    echo "clang-tidy.sh: $database names no source of $root" >&2
+  fi
   exit 2
 fi
 
