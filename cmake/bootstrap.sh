@@ -102,9 +102,9 @@ configure_and_build() { # <build dir> [cmake options...]
 # The sanitized build: clang, every library with AddressSanitizer, UBSan and libFuzzer's
 # coverage (MCP_PING_FUZZ), the tests and the fuzz targets, in <build>-sanitize. One build
 # serves the sanitizers and the fuzzers.
-build_sanitized() { # <seconds per fuzz target>
+build_sanitized() { # <seconds per fuzz target> <libFuzzer seed, 0 for a random one>
   configure_and_build "$build-sanitize" -DCMAKE_CXX_COMPILER=clang++ -DMCP_PING_FUZZ=ON \
-    -DMCP_PING_FUZZ_SECONDS="${MCP_PING_FUZZ_SECONDS:-$1}"
+    -DMCP_PING_FUZZ_SECONDS="${MCP_PING_FUZZ_SECONDS:-$1}" -DMCP_PING_FUZZ_SEED="$2"
 }
 
 run_sanitized_set() {
@@ -135,12 +135,12 @@ case "$mode" in
     status=0
     ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 300 \
       --output-junit "$build/ctest-junit.xml" || status=1
-    build_sanitized 5
+    build_sanitized 5 1
     run_sanitized_set || status=1
     exit "$status"
     ;;
   sanitize)
-    build_sanitized 10
+    build_sanitized 10 1
     run_sanitized_set
     ;;
   tsan)
@@ -153,7 +153,7 @@ case "$mode" in
   fuzz)
     # The sanitized build's fuzz targets, each for MCP_PING_FUZZ_SECONDS (a reconfigure, no
     # recompilation, when that build is there).
-    build_sanitized 60
+    build_sanitized 60 0
     exec ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure -L fuzz
     ;;
 esac

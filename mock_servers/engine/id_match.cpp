@@ -9,6 +9,21 @@
 
 namespace mcpping {
 
+namespace {
+
+// Json's == compares an unsigned integer with a signed one through a cast to the signed type,
+// so 2^64-3 "equals" -3; ids of opposite signs are never the same number.
+bool same_scalar(const Json& a, const Json& b) {
+  const auto negative = [](const Json& j) {
+    return j.is_number_integer() && !j.is_number_unsigned() && j.get<std::int64_t>() < 0;
+  };
+  if ((a.is_number_unsigned() && negative(b)) || (b.is_number_unsigned() && negative(a)))
+    return false;
+  return a == b;
+}
+
+}  // namespace
+
 IdMatch match_id(const Json& sent, const Json& got) {
   if (same_json(sent, got)) return IdMatch::Strict;
   constexpr std::uint64_t two53 = 1ULL << 53;
@@ -21,7 +36,8 @@ IdMatch match_id(const Json& sent, const Json& got) {
     return IdMatch::Rounded;
   }
   const bool scalar = !sent.is_structured() && !got.is_structured() && !sent.is_null();
-  if (scalar && (sent == got || value_text(sent) == value_text(got))) return IdMatch::Loose;
+  if (scalar && (same_scalar(sent, got) || value_text(sent) == value_text(got)))
+    return IdMatch::Loose;
   return IdMatch::None;
 }
 

@@ -73,5 +73,15 @@ TEST(IdIndex, RegressionNegativeZeroIsOfferedForZero) {
   EXPECT_EQ(index.candidates(Json(0)), (std::vector<std::size_t>{0, 1}));
 }
 
+// Found by fuzz/pattern_fuzz: nlohmann::json's == casts an unsigned integer to a signed one,
+// so match_id() tied 18446744073709551613 (2^64-3) to -3 as a loose match.
+TEST(IdMatch, RegressionAHugeUnsignedIdIsNotTheNegativeIdOfItsBits) {
+  const Json huge = Json::parse("18446744073709551613");
+  ASSERT_TRUE(huge.is_number_unsigned());
+  EXPECT_EQ(match_id(huge, Json(-3)), IdMatch::None);
+  EXPECT_EQ(match_id(Json(-3), huge), IdMatch::None);
+  EXPECT_EQ(match_id(Json(3), Json::parse("3")), IdMatch::Strict);
+}
+
 }  // namespace
 }  // namespace mcpping
