@@ -128,7 +128,26 @@ function(_mcp_ping_tests_code json form out count_out)
   endif()
   _mcp_ping_bracket_list(mcp_ping_driver driver_args)
 
-  set(code "")
+  # The driver's pre-check (exit 127 for an op it does not know) runs once, as the fixture
+  # every case test requires: a failing driver stops the run with one clear message, and no
+  # case test starts the driver a second time to check it again.
+  set(precheck_fixture "${mcp_ping_name}/precheck")
+  set(precheck_arguments run --precheck-only --revision "${mcp_ping_revision}"
+    --timeout-multiplier "${mcp_ping_timeout_multiplier}"
+    --report-dir "${mcp_ping_report_dir}/precheck" --)
+  _mcp_ping_bracket_list(precheck_arguments precheck_args)
+  _mcp_ping_bracket("${precheck_fixture}" fixture)
+  _mcp_ping_bracket("${mcp_ping_runner}" runner)
+  _mcp_ping_bracket("mcp-ping-conformance;${mcp_ping_labels}" labels)
+  if(form STREQUAL "CONFIGURE")
+    set(code "add_test(NAME ${fixture} COMMAND ${runner}${precheck_args}${driver_args})\n")
+  else()
+    set(code "add_test(${fixture} ${runner}${precheck_args}${driver_args})\n")
+  endif()
+  string(APPEND code "set_tests_properties(${fixture} PROPERTIES\n"
+    "  LABELS ${labels}\n"
+    "  FIXTURES_SETUP ${fixture}\n"
+    "  TIMEOUT ${mcp_ping_timeout})\n")
   set(count 0)
   string(JSON cases GET "${json}" cases)
   _mcp_ping_json_indices("${cases}" case_indices)
@@ -158,10 +177,9 @@ function(_mcp_ping_tests_code json form out count_out)
         --scenario "${id}" --transport "${transport}" --revision "${mcp_ping_revision}"
         ${strict_flag} ${baseline_flag} --timeout-multiplier "${mcp_ping_timeout_multiplier}"
         --fixtures "${mcp_ping_fixtures}" --jobs 1 --unsupported-exit-code 77 --ctest-measurements
-        --report-dir "${report_dir}" --)
+        --no-precheck --report-dir "${report_dir}" --)
       _mcp_ping_bracket_list(arguments runner_args)
       _mcp_ping_bracket("${test_name}" name)
-      _mcp_ping_bracket("${mcp_ping_runner}" runner)
       _mcp_ping_bracket("mcp-ping-conformance;${transport};${level};${area};${mcp_ping_labels}"
         labels)
       _mcp_ping_bracket("${report_dir}/cases/${transport}/${id}/transcript.txt" transcript)
@@ -174,6 +192,7 @@ function(_mcp_ping_tests_code json form out count_out)
         "  LABELS ${labels}\n"
         "  SKIP_RETURN_CODE 77\n"
         "  RUN_SERIAL ${serial}\n"
+        "  FIXTURES_REQUIRED ${fixture}\n"
         "  TIMEOUT ${mcp_ping_timeout}\n"
         "  ATTACHED_FILES_ON_FAIL ${transcript})\n")
       math(EXPR count "${count} + 1")

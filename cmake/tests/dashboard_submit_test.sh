@@ -1,6 +1,7 @@
 #!/bin/sh
 # End to end test of cmake/dashboard.cmake: a ctest -S dashboard of cmake/tests/dashboard/
-# (three conformance cases of this build, one of them failing) submits to cdash-receiver on
+# (four conformance cases of this build: one failing, one not run as its driver fails the
+# pre-check) submits to cdash-receiver on
 # loopback, and what arrives must be what a CDash server needs: every part, intact, and a
 # Test.xml with the test names, their status, the latency measurements (single pongs, and
 # the burst apart) and the failed case's transcript attached.
@@ -106,7 +107,17 @@ expect() { # <xpath> <expected value> <what>
 }
 expect 'string(/Site/@Name)' "$site" "site name"
 expect 'string(/Site/@BuildName)' "$build" "build name"
-expect 'count(/Site/Testing/Test)' 3 "number of tests (the unlabelled one excluded)"
+expect 'count(/Site/Testing/Test)' 7 \
+  "number of tests (four cases and each client's pre-check; the unlabelled one excluded)"
+for client in reference no-pong; do
+  expect "string(/Site/Testing/Test[Name=\"$client/precheck\"]/@Status)" passed \
+    "status of $client/precheck"
+done
+# A driver that fails its pre-check fails that one test, and its cases are not run.
+expect 'string(/Site/Testing/Test[Name="accepts-everything/precheck"]/@Status)' failed \
+  "status of accepts-everything/precheck"
+expect 'string(/Site/Testing/Test[Name="accepts-everything/stdio/ping/id/string"]/@Status)' \
+  notrun "status of accepts-everything/stdio/ping/id/string"
 expect 'count(/Site/Testing/Test[Name="unlabelled"])' 0 "the unlabelled test"
 expect 'string(/Site/Testing/Test[Name="reference/stdio/ping/burst"]/@Status)' passed \
   "status of reference/stdio/ping/burst"

@@ -1,5 +1,7 @@
 #include "conformance/child_process.hpp"
 
+#include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -36,6 +38,15 @@ namespace {
 namespace asio = boost::asio;
 namespace bp2 = boost::process::v2;
 
+// Marks every descriptor from `first` on close-on-exec. Async-signal-safe: it runs between
+// fork and exec.
+void close_on_exec_from(int first) {
+  if (::close_range(static_cast<unsigned>(first), ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+  // Kernels before 5.11 lack the flag.
+  const long limit = ::sysconf(_SC_OPEN_MAX);
+  for (int fd = first; fd < limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 // Runs in the child between fork and exec.
 struct ChildSetup {
   template <typename Launcher>
@@ -50,6 +61,12 @@ struct ChildSetup {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Only stdio passes. Boost.Process 1.81 closes only the descriptors above its exec-error
+    // pipe (its close_all compares each whitelisted fd with itself), so a driver inherited
+    // every descriptor the runner had open without close-on-exec: among them the pipe ends of
+    // a driver another thread was starting at that moment, which that case then waited for
+    // (its 2 s output drain) until this driver ended.
+    close_on_exec_from(3);
     return {};
   }
 };
@@ -123,12 +140,16 @@ namespace process_groups {
 // The process groups being waited for, so that an interrupted run can kill them all.
 std::mutex live_groups_mutex;
 std::set<pid_t> live_groups;
+// Set by kill_all_children(): a child started later, by a thread that had not yet seen the
+// run end, is killed as soon as it is registered.
+bool all_killed = false;
 
 class LiveGroup {
  public:
   explicit LiveGroup(pid_t group) : group_(group) {
     const std::lock_guard lock(live_groups_mutex);
     live_groups.insert(group_);
+    if (all_killed) ::kill(-group_, SIGKILL);
   }
   ~LiveGroup() {
     const std::lock_guard lock(live_groups_mutex);
@@ -143,6 +164,7 @@ class LiveGroup {
 
 }  // namespace process_groups
 
+using process_groups::all_killed;
 using process_groups::live_groups;
 using process_groups::live_groups_mutex;
 using process_groups::LiveGroup;
@@ -425,6 +447,7 @@ std::string BackgroundProcess::stop(std::chrono::milliseconds grace) {
 
 void kill_all_children() {
   const std::lock_guard lock(live_groups_mutex);
+  all_killed = true;
   for (const pid_t group : live_groups) ::kill(-group, SIGKILL);
 }
 

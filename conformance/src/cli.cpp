@@ -18,6 +18,7 @@ std::string usage_text() {
                            [--junit FILE] [--jobs N] [--fixtures DIR]
                            [--unsupported-exit-code N] [--baseline FILE]
                            [--shard I/N] [--ctest-measurements]
+                           [--precheck-only | --no-precheck]
                            -- <driver argv...>
   mcp-ping-conformance run --harness official [run options] -- <harness argv...>
   mcp-ping-conformance list --harness official [--markdown]
@@ -42,6 +43,10 @@ run options:
   --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
   --shard I/N              run only the I-th of N deterministic parts of the cases (1-based)
   --ctest-measurements     print single-pong and burst figures as CTest measurements (CDash)
+  --precheck-only          only check that the driver exits 127 for an op it does not know
+                           (run beside the first cases otherwise); exit 0 when it does
+  --no-precheck            skip that check: one run of --precheck-only already made it
+                           (the ctest module's precheck test)
   --harness official       the argv is a client harness of the official MCP conformance suite
                            (URL last, MCP_CONFORMANCE_SCENARIO=initialize), run unchanged on
                            the cases it can run (docs/official-harness.md)
@@ -336,6 +341,13 @@ Command parse_command_line(const std::vector<std::string>& args) {
       run.shard = std::make_pair(static_cast<unsigned>(index), static_cast<unsigned>(total));
     } else if (word == "--ctest-measurements") {
       run.ctest_measurements = true;
+    } else if (word == "--precheck-only" || word == "--no-precheck") {
+      const auto mode =
+          word == "--no-precheck" ? RunOptions::Precheck::kSkip : RunOptions::Precheck::kOnly;
+      if (run.precheck != RunOptions::Precheck::kBeside && run.precheck != mode) {
+        throw UsageError("run: give --precheck-only or --no-precheck, not both");
+      }
+      run.precheck = mode;
     } else if (word == "--baseline") {
       run.baseline = std::filesystem::path(value());
     } else if (word == "--unsupported-exit-code") {
@@ -351,6 +363,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
     }
     run.driver_argv = words.rest();
     if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
+    if (run.harness && run.precheck == RunOptions::Precheck::kOnly) {
+      throw UsageError("run: a harness has no pre-check (docs/official-harness.md)");
+    }
   } else if (saw_separator) {
     throw UsageError("list takes no driver");
   } else if (list.markdown && list.json) {

@@ -46,13 +46,13 @@ struct Catalogue {
   std::vector<Scenario> scenarios;
 };
 
-Catalogue load(const std::optional<fs::path>& fixtures) {
+Catalogue load(const std::optional<fs::path>& fixtures, const ScenarioFilter& wanted = {}) {
   const fs::path dir = find_fixtures_dir(fixtures);
   Catalogue catalogue;
   catalogue.defaults = load_defaults(dir / "defaults.json");
   catalogue.refs = load_spec_references(dir / "spec-references.json");
-  catalogue.scenarios =
-      load_catalogue(dir / "scenarios", catalogue.defaults, catalogue.refs, validate_script);
+  catalogue.scenarios = load_catalogue(dir / "scenarios", catalogue.defaults, catalogue.refs,
+                                       validate_script, wanted);
   return catalogue;
 }
 
@@ -274,8 +274,39 @@ int write_baseline(const BaselineOptions& options) {
   return kExitOk;
 }
 
+SuiteSetup driver_setup(const RunOptions& options) {
+  SuiteSetup setup;
+  setup.driver_argv = options.driver_argv;
+  setup.official_harness = options.harness.has_value();
+  setup.revision = options.revision;
+  setup.timeout_multiplier = options.timeout_multiplier;
+  fs::create_directories(options.report_dir);
+  setup.report_dir = fs::canonical(options.report_dir);
+  return setup;
+}
+
+// --precheck-only: the ctest module runs it once, as the fixture every case test requires.
+int precheck_only(const RunOptions& options) {
+  start_interrupt_watcher();
+  const std::string transport = options.transport.value_or("stdio");
+  precheck_driver(driver_setup(options), transport);
+  std::cout << "the driver passed the pre-check: given the op \"__unsupported__\" on " << transport
+            << ", it exited 127\n";
+  return kExitOk;
+}
+
 int run(const RunOptions& options) {
-  const Catalogue catalogue = load(options.fixtures);
+  if (options.precheck == RunOptions::Precheck::kOnly) return precheck_only(options);
+  // Only the fixtures the globs name are loaded; a baseline is checked against every case and
+  // check id, so it needs them all.
+  ScenarioFilter wanted;
+  if (!options.scenario_globs.empty() && !options.baseline) {
+    wanted = [&globs = options.scenario_globs](const std::string& id) {
+      return std::any_of(globs.begin(), globs.end(),
+                         [&id](const std::string& glob) { return glob_matches(glob, id); });
+    };
+  }
+  const Catalogue catalogue = load(options.fixtures, wanted);
   // A broken baseline stops the run before any case: nothing is lost to a typo.
   std::optional<Baseline> baseline;
   if (options.baseline) baseline = load_baseline(*options.baseline);
@@ -300,7 +331,7 @@ int run(const RunOptions& options) {
     }
   }
 
-  SuiteSetup setup;
+  SuiteSetup setup = driver_setup(options);
   setup.defaults = catalogue.defaults;
   setup.refs = catalogue.refs;
   setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
@@ -308,19 +339,13 @@ int run(const RunOptions& options) {
                   [](const PlannedCase& c) { return c.transport != "stdio"; })) {
     setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
   }
-  setup.driver_argv = options.driver_argv;
-  setup.official_harness = options.harness.has_value();
-  setup.revision = options.revision;
-  setup.timeout_multiplier = options.timeout_multiplier;
-  fs::create_directories(options.report_dir);
-  setup.report_dir = fs::canonical(options.report_dir);
 
   start_interrupt_watcher();
-  // A harness knows no "__unsupported__" op: there is nothing to pre-check.
-  if (!options.harness) precheck_driver(setup, cases.front().transport);
 
   SuiteOptions suite;
   suite.strict = options.strict;
+  // A harness knows no "__unsupported__" op: there is nothing to pre-check.
+  suite.precheck = !options.harness && options.precheck == RunOptions::Precheck::kBeside;
   suite.jobs = options.jobs ? options.jobs : std::max(2u, 2 * std::thread::hardware_concurrency());
   std::cout << "mcp-ping-conformance " << MCP_PING_VERSION << ": " << cases.size()
             << " cases, revision " << options.revision << ", "

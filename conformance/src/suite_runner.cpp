@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -98,9 +99,31 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   const auto started = std::chrono::steady_clock::now();
   std::size_t done = 0;
   std::mutex output;
+  // The pre-check runs beside the first cases rather than before them: a one-case run (each
+  // ctest test is one) would otherwise start the driver twice in a row. When it fails, no
+  // case starts any more, those running are stopped and say nothing, and its error ends the
+  // run.
+  std::atomic<bool> stopped{false};
+  std::optional<SuiteError> precheck_failure;
+  std::thread precheck;
+  if (options.precheck && !cases.empty()) {
+    precheck = std::thread([&] {
+      try {
+        precheck_driver(setup, cases.front().transport);
+      } catch (const SuiteError& e) {
+        {
+          const std::lock_guard lock(output);
+          precheck_failure.emplace(e);
+          stopped = true;
+        }
+        kill_all_children();
+      }
+    });
+  }
   const auto run_one = [&](std::size_t i) {
     CaseResult result = run_case(cases[i], setup);
     const std::lock_guard lock(output);
+    if (stopped) return;
     ++done;
     out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
     run.cases[i] = std::move(result);
@@ -112,7 +135,7 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   const auto run_all = [&](const std::vector<std::size_t>& order, std::size_t slots) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
-      for (std::size_t k = next++; k < order.size(); k = next++) run_one(order[k]);
+      for (std::size_t k = next++; k < order.size() && !stopped; k = next++) run_one(order[k]);
     };
     slots = std::max<std::size_t>(1, std::min(slots, order.size()));
     std::vector<std::thread> threads;
@@ -127,6 +150,8 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   run_all(schedule.exclusive, 1);
   run_all(schedule.busy, options.jobs);
   if (waiting.joinable()) waiting.join();
+  if (precheck.joinable()) precheck.join();
+  if (precheck_failure) throw *precheck_failure;
   run.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;

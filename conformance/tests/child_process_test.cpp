@@ -1,5 +1,6 @@
 #include "conformance/child_process.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -115,6 +116,20 @@ TEST(ChildProcess, DeadlineKillsTheWholeGroupEvenWhenTermIsIgnored) {
   EXPECT_TRUE(killed) << "grandchild " << pid << " still runs:\n"
                       << read_text("/proc/" + std::to_string(pid) + "/status");
   if (!killed) ::kill(pid, SIGKILL);  // leave nothing behind, even when failing
+}
+
+// Boost.Process 1.81 left open in the child every descriptor below its own exec-error pipe.
+// Among them were the pipe ends of a driver another case thread was starting at that moment:
+// that case then waited out its output drain until this driver ended (2 s per case in a
+// parallel run, and a failed pre-check took 2 s to stop the cases).
+TEST(ChildProcess, RegressionAChildInheritsNoDescriptorButItsStdio) {
+  const int runner_file = ::open("/dev/null", O_RDONLY);  // without O_CLOEXEC
+  ASSERT_GE(runner_file, 3);
+  const auto spec = shell("ls /proc/$$/fd; :");
+  const auto outcome = run_child(spec);
+  ::close(runner_file);
+  EXPECT_EQ(outcome.kind, ChildOutcome::Kind::kExited);
+  EXPECT_EQ(read_text(spec.stdout_file), "0\n1\n2\n") << "the runner's fd was " << runner_file;
 }
 
 TEST(ChildProcess, LeftoverChildrenAreKilledAfterTheDriverExits) {

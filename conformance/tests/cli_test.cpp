@@ -97,6 +97,15 @@ TEST(Cli, ShardIsOneBasedIndexOverCount) {
   EXPECT_THROW(parse({"run", "--shard", "2", "--", "d"}), UsageError);
 }
 
+TEST(Cli, ThePrecheckRunsBesideTheCasesUnlessToldOnlyOrNot) {
+  EXPECT_EQ(parse({"run", "--", "d"}).run.precheck, RunOptions::Precheck::kBeside);
+  EXPECT_EQ(parse({"run", "--precheck-only", "--", "d"}).run.precheck, RunOptions::Precheck::kOnly);
+  EXPECT_EQ(parse({"run", "--no-precheck", "--", "d"}).run.precheck, RunOptions::Precheck::kSkip);
+  EXPECT_THROW(parse({"run", "--precheck-only", "--no-precheck", "--", "d"}), UsageError);
+  EXPECT_THROW(parse({"run", "--harness", "official", "--precheck-only", "--", "h"}), UsageError);
+  EXPECT_THROW(parse({"list", "--no-precheck"}), UsageError);
+}
+
 TEST(Cli, ServeTakesOneCaseAndOneTransport) {
   const Command command = parse({"serve", "--scenario", "ping/while-awaiting", "--transport=sse",
                                  "--revision", "2025-06-18", "--timeout-multiplier", "2",

@@ -1,5 +1,6 @@
 // The runner end to end against drivers that misbehave: hangs, garbage, lies.
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -57,6 +58,56 @@ TEST(RunnerSafety, DriverThatSupportsEverythingFailsThePrecheck) {
       run_runner({"--scenario", "ping/idle"}, {kDrivers + "supports-everything.sh"});
   EXPECT_EQ(run.outcome.exit_code, 2);
   EXPECT_NE(run.output.find("failed the pre-check"), std::string::npos) << run.output;
+}
+
+// The multiplier puts the cases' deadline (200 s) past run_runner's (120 s): a case left
+// running, even one whose driver started just after the pre-check failed, fails the test.
+TEST(RunnerSafety, AFailedPrecheckStopsTheCasesAlreadyRunningAndReportsNone) {
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/id/*", "--transport", "stdio", "--timeout-multiplier", "10"},
+                 {kDrivers + "fails-the-precheck-and-hangs-in-cases.sh"});
+  EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("failed the pre-check"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("] FAIL"), std::string::npos) << run.output;
+  EXPECT_FALSE(std::filesystem::exists(run.report_dir / "junit.xml"));
+}
+
+// Each ctest test is a one-case run: a pre-check before the case started the driver twice in
+// a row. Run one after the other, this driver's pre-check would wait for its case until the
+// pre-check's deadline and fail.
+TEST(RunnerSafety, ThePrecheckRunsBesideTheFirstCase) {
+  const auto fifo = fresh_dir("precheck-fifo") / "meet";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const RunnerRun run =
+      run_runner({"--scenario", "ping/id/zero", "--transport", "stdio", "--jobs", "1"},
+                 {kDrivers + "meets-its-case-in-the-precheck.sh", fifo.string()});
+  EXPECT_EQ(run.output.find("pre-check"), std::string::npos) << run.output;
+  EXPECT_EQ(case_verdict(run, "stdio", "ping/id/zero")["verdict"], "UNSUPPORTED") << run.output;
+}
+
+TEST(RunnerSafety, PrecheckOnlyRunsNoCaseAndSaysHowTheDriverDid) {
+  const RunnerRun passed =
+      run_runner({"--precheck-only", "--transport", "sse"}, {kDrivers + "unsupported.sh"});
+  EXPECT_EQ(passed.outcome.exit_code, 0) << passed.output;
+  EXPECT_NE(passed.output.find("passed the pre-check"), std::string::npos) << passed.output;
+  EXPECT_FALSE(std::filesystem::exists(passed.report_dir / "cases"));
+  const RunnerRun failed = run_runner({"--precheck-only"}, {kDrivers + "supports-everything.sh"});
+  EXPECT_EQ(failed.outcome.exit_code, 2) << failed.output;
+  EXPECT_NE(failed.output.find("failed the pre-check"), std::string::npos) << failed.output;
+}
+
+// The ctest module's case tests: their precheck test already refused such a driver.
+TEST(RunnerSafety, NoPrecheckRunsTheCaseOfADriverThatWouldFailIt) {
+  const RunnerRun run =
+      run_runner({"--no-precheck", "--scenario", "ping/id/zero", "--transport", "stdio"},
+                 {kDrivers + "supports-everything.sh"});
+  EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
+  EXPECT_EQ(run.output.find("pre-check"), std::string::npos) << run.output;
+  const auto verdict = case_verdict(run, "stdio", "ping/id/zero");
+  EXPECT_EQ(verdict["verdict"], "ERROR") << run.output;
+  EXPECT_NE(verdict["reason"].get<std::string>().find("broke the driver contract"),
+            std::string::npos)
+      << verdict.dump(2);
 }
 
 TEST(RunnerSafety, MissingDriverIsAClearError) {

@@ -1,5 +1,6 @@
 #include "core/files.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -17,9 +18,14 @@ std::optional<std::string> try_read_file(const std::filesystem::path& file) {
 std::optional<std::string> try_read_file_head(const std::filesystem::path& file, std::size_t max) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
-  std::string text(max, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(max));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // Grown as bytes arrive: `max` is a cap (megabytes for the HTML report's transcripts), and
+  // a string of that size up front cost a page-faulting memset per small file.
+  std::string text;
+  char chunk[64 * 1024];
+  while (text.size() < max && in) {
+    in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, max - text.size())));
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   return text;
 }
 

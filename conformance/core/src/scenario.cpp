@@ -354,13 +354,14 @@ Scenario parse_scenario(const std::string& text, const std::filesystem::path& fi
 
 std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
                                      const Defaults& defaults, const SpecReferences& refs,
-                                     const ScriptValidator& validate_script) {
+                                     const ScriptValidator& validate_script,
+                                     const ScenarioFilter& wanted) {
   std::vector<std::pair<std::string, std::filesystem::path>> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(scenarios_dir)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
     auto id =
         std::filesystem::relative(entry.path(), scenarios_dir).replace_extension().generic_string();
-    files.emplace_back(std::move(id), entry.path());
+    if (!wanted || wanted(id)) files.emplace_back(std::move(id), entry.path());
   }
   std::sort(files.begin(), files.end());
   std::vector<Scenario> out;

@@ -79,8 +79,10 @@ class BackgroundProcess {
   std::unique_ptr<State> state_;
 };
 
-// Kills the process groups of every child run_child() is waiting for. For an interrupted run:
-// drivers live in their own groups, so a Ctrl-C at the terminal does not reach them.
+// Kills the process groups of every child run_child() is waiting for, and of every child it
+// starts from then on: the run is ending (an interrupt, a failed pre-check) and a case thread
+// may be starting its driver just now. Drivers live in their own groups, so a Ctrl-C at the
+// terminal does not reach them.
 void kill_all_children();
 
 // "exit 3", "signal 13 (SIGPIPE)", "still running after 20000 ms", "could not start: ...".

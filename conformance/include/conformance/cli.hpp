@@ -29,6 +29,9 @@ struct RunOptions {
   std::optional<std::filesystem::path> baseline;  // known failures (docs/baselines.md)
   std::optional<std::pair<unsigned, unsigned>> shard;  // I/N: this run's part of the cases
   bool ctest_measurements = false;  // latency figures as CTest measurements in the output
+  // The driver's pre-check (docs/writing-a-driver.md, step 1): beside the first cases, alone
+  // (the ctest module's precheck test), or not at all (its case tests, which need that test).
+  enum class Precheck { kBeside, kOnly, kSkip } precheck = Precheck::kBeside;
   // "official": driver_argv is an official-suite client harness (docs/official-harness.md).
   std::optional<std::string> harness;
   std::vector<std::string> driver_argv;

@@ -25,8 +25,10 @@ void precheck_driver(const SuiteSetup& setup, const std::string& transport);
 struct SuiteOptions {
   bool strict = false;
   unsigned jobs = 1;
+  bool precheck = false;  // run precheck_driver beside the first cases
 };
 
+// Throws the pre-check's SuiteError when it fails; the cases run so far are then dropped.
 RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
                     const SuiteOptions& options, std::ostream& out);
 
