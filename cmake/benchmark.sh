@@ -137,7 +137,7 @@ section_catalogue() {
     jobs_list="1 2"
   else
     set --
-    jobs_list="1 2 4"
+    jobs_list="1 2 4 8"
   fi
   echo "| --jobs | wall s | CPU s (runner + children) | sum of case durations s | longest case s | bound s | cases | exit |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -166,7 +166,8 @@ section_catalogue() {
   echo "bound = longest case + CPU time / cores ($cores): a case mostly waits (for the"
   echo "client, for an idle window), so the CPU the cases need, not their count, limits how"
   echo "many overlap; a scheduler that starts the longest case first and keeps the cores"
-  echo "busy ends about then. At --jobs 1 the wall time is the sum of the durations."
+  echo "busy ends about then. At --jobs 1 the wall time is the sum of the durations. The"
+  echo "default is --jobs $((cores * 4 > 4 ? cores * 4 : 4)) here (four per core)."
   echo
   echo '```sh'
   printf '%s' "$commands"
@@ -183,8 +184,11 @@ section_overhead() {
   $quick && runs=2
   transports="stdio streamable-http sse"
   $quick && transports=stdio
-  echo "Medians over $runs runs. runner + mock = the runner and the mock server, without the"
-  echo "driver (for stdio the driver starts the mock server, so its figure contains the mock's)."
+  echo "Medians over $runs runs, each as a ctest test runs it: with --no-precheck, as the ctest"
+  echo "module checks the driver once per ctest run (a plain one-case run starts the driver a"
+  echo "second time, beside the case, for that check). runner + mock = the runner and the mock"
+  echo "server, without the driver (for stdio the driver starts the mock server, so its figure"
+  echo "contains the mock's)."
   echo
   echo "| transport | wall ms | CPU ms, all | runner + mock ms | mock server ms | driver ms | verdicts |"
   echo "|---|---|---|---|---|---|---|"
@@ -198,7 +202,8 @@ section_overhead() {
       : >"$work/mcp-mock-http-server.times"
       : >"$work/driver.times"
       if "$work/rusage" "$work/overhead.times" "$work/bin/mcp-ping-conformance" run \
-        --scenario ping/id/zero --transport "$transport" --jobs 1 --report-dir "$work/overhead" \
+        --scenario ping/id/zero --transport "$transport" --jobs 1 --no-precheck \
+        --report-dir "$work/overhead" \
         -- "$work/rusage" "$work/driver.times" "$reference" >"$work/overhead.log" 2>&1; then
         passes=$((passes + 1))
       fi
@@ -230,7 +235,7 @@ section_overhead() {
   done
   echo
   echo '```sh'
-  shown "$work/rusage $work/overhead.times $work/bin/mcp-ping-conformance run --scenario ping/id/zero --transport T --jobs 1 --report-dir $work/overhead -- $work/rusage $work/driver.times $reference"
+  shown "$work/rusage $work/overhead.times $work/bin/mcp-ping-conformance run --scenario ping/id/zero --transport T --jobs 1 --no-precheck --report-dir $work/overhead -- $work/rusage $work/driver.times $reference"
   echo "# \$W/bin: a copy of the runner and wrappers that start each mock server under rusage"
   echo '```'
 }

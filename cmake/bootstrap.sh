@@ -112,7 +112,9 @@ run_sanitized_set() {
   ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure --timeout 300 \
     -L "$sanitized_labels" -E "$sanitized_skipped" \
     --output-junit "$build-sanitize/ctest-junit.xml" || set_status=1
-  "$build-sanitize/bin/mcp-ping-conformance" run --strict --report-dir "$build-sanitize/report" \
+  # --jobs 4: instrumented cases need more CPU each (docs/design-decisions.md, "Parallelism").
+  "$build-sanitize/bin/mcp-ping-conformance" run --strict --jobs 4 \
+    --report-dir "$build-sanitize/report" \
     -- "$build-sanitize/bin/mcp-reference-driver" --keepalive-ms 1000 || set_status=1
   return "$set_status"
 }

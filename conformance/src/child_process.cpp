@@ -1,9 +1,9 @@
 #include "conformance/child_process.hpp"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,13 +19,13 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <system_error>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/stdio.hpp>
 // Boost 1.81 declares process_environment::on_setup inline in header-only mode but never
 // includes its definition; without this, linking fails.
 #include <boost/process/v2/impl/environment.ipp>
@@ -38,38 +38,93 @@ namespace {
 namespace asio = boost::asio;
 namespace bp2 = boost::process::v2;
 
-// Marks every descriptor from `first` on close-on-exec. Async-signal-safe: it runs between
-// fork and exec.
-void close_on_exec_from(int first) {
-  if (::close_range(static_cast<unsigned>(first), ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
-  // Kernels before 5.11 lack the flag.
-  const long limit = ::sysconf(_SC_OPEN_MAX);
-  for (int fd = first; fd < limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+// A descriptor, closed when it goes out of scope.
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  ~OwnedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+[[noreturn]] void throw_errno(int error, const std::string& what) {
+  throw std::system_error(error, std::generic_category(), what);
 }
 
-// Runs in the child between fork and exec.
-struct ChildSetup {
-  template <typename Launcher>
-  boost::system::error_code on_exec_setup(Launcher&, const std::filesystem::path&,
-                                          const char* const*) {
-    // Its own process group, so that one kill reaches everything the driver started.
-    ::setpgid(0, 0);
-    // The runner's libraries may ignore SIGPIPE (httplib does, process-wide) and children
-    // inherit ignored dispositions across exec. A client that would die of SIGPIPE must die
-    // of it here too, or the suite cannot see that defect.
-    ::signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // Only stdio passes. Boost.Process 1.81 closes only the descriptors above its exec-error
-    // pipe (its close_all compares each whitelisted fd with itself), so a driver inherited
-    // every descriptor the runner had open without close-on-exec: among them the pipe ends of
-    // a driver another thread was starting at that moment, which that case then waited for
-    // (its 2 s output drain) until this driver ended.
-    close_on_exec_from(3);
-    return {};
+// A pipe for a child's output: the read end goes to `reader`, the write end, for the child, is
+// returned. Both are close-on-exec, so that no other child inherits them: a driver holding
+// another case's pipe made that case wait for it (its output drain) until it ended.
+OwnedFd output_pipe(asio::readable_pipe& reader) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
+  try {
+    reader.assign(ends[0]);
+  } catch (...) {
+    ::close(ends[0]);
+    ::close(ends[1]);
+    throw;
   }
-};
+  return OwnedFd(ends[1]);
+}
+
+OwnedFd open_for_child(const std::filesystem::path& file, int flags) {
+  const int fd = ::open(file.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) throw_errno(errno, "cannot open " + file.string());
+  return OwnedFd(fd);
+}
+
+// Starts `program` (argv[0] names it) with stdin, stdout and stderr from the given descriptors
+// and no other descriptor open, in a process group of its own (one kill reaches everything
+// the driver started), with SIGPIPE at its default and no signal blocked: the runner's
+// libraries may ignore SIGPIPE (httplib does, process-wide), children inherit ignored
+// dispositions across exec, and a client that would die of SIGPIPE must die of it here too.
+//
+// posix_spawn, not Boost.Process's fork: a fork copies the runner's page tables (the
+// largest share of a short case's CPU), and its child then ran Boost.Asio's fork handlers,
+// which allocate; under ThreadSanitizer such a child could wait forever for an allocator lock
+// another thread held at the fork, and the runner forever for its exec. Boost.Process 1.81
+// also left open in the child every descriptor below its exec-error pipe.
+pid_t spawn(const std::filesystem::path& program, const std::vector<std::string>& argv,
+            const std::vector<std::string>& environment, int in, int out, int err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawnattr_init(&attributes);
+  ::posix_spawn_file_actions_adddup2(&actions, in, STDIN_FILENO);
+  ::posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
+  ::posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
+  ::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigset_t none;
+  sigemptyset(&none);
+  ::posix_spawnattr_setflags(
+      &attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  ::posix_spawnattr_setpgroup(&attributes, 0);
+  ::posix_spawnattr_setsigdefault(&attributes, &defaults);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> env;
+  for (const auto& entry : environment) env.push_back(const_cast<char*>(entry.c_str()));
+  env.push_back(nullptr);
+  pid_t pid = -1;
+  const int error =
+      ::posix_spawn(&pid, program.c_str(), &actions, &attributes, args.data(), env.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
+  if (error != 0) throw_errno(error, "cannot execute " + program.string());
+  return pid;
+}
 
 // How a child ended, from its wait status: an exit code or the signal that killed it.
 void record_wait_status(int status, ChildOutcome& outcome) {
@@ -222,15 +277,17 @@ ChildOutcome run_child(const SpawnSpec& spec) {
   asio::io_context ctx;
   Capture out(ctx, spec.stdout_file, spec.capture_cap);
   Capture err(ctx, spec.stderr_file, spec.capture_cap);
-  const std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  std::vector<std::string> argv = spec.argv;
+  argv.front() = program->string();
 
-  // Buffered output would otherwise be duplicated by a child whose exec fails (#514).
-  std::fflush(nullptr);
-  std::cout.flush();
   std::optional<bp2::process> child;
   try {
-    child.emplace(ctx, *program, args, bp2::process_stdio{nullptr, out.pipe(), err.pipe()},
-                  bp2::process_environment{child_environment(spec.extra_env)}, ChildSetup{});
+    // The child's ends are closed here once it has them.
+    const OwnedFd in = open_for_child("/dev/null", O_RDONLY);
+    const OwnedFd out_end = output_pipe(out.pipe());
+    const OwnedFd err_end = output_pipe(err.pipe());
+    child.emplace(ctx.get_executor(), spawn(*program, argv, child_environment(spec.extra_env),
+                                            in.get(), out_end.get(), err_end.get()));
   } catch (const std::exception& e) {
     outcome.kind = ChildOutcome::Kind::kSpawnFailed;
     outcome.spawn_error = e.what();
@@ -317,19 +374,19 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
   const auto program = argv.empty() ? std::nullopt : resolve_program(argv.front(), why);
   if (!program)
     throw std::runtime_error("cannot start " + (argv.empty() ? "''" : argv[0]) + ": " + why);
-  std::FILE* err = std::fopen(stderr_file.c_str(), "wb");
-  if (!err) throw std::runtime_error("cannot write " + stderr_file.string());
-  std::fflush(nullptr);
-  std::cout.flush();
   try {
-    state_->child.emplace(state_->ctx, *program,
-                          std::vector<std::string>(argv.begin() + 1, argv.end()),
-                          bp2::process_stdio{nullptr, state_->out, err}, ChildSetup{});
+    const OwnedFd in = open_for_child("/dev/null", O_RDONLY);
+    const OwnedFd out = output_pipe(state_->out);
+    const OwnedFd err = open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
+    std::vector<std::string> args = argv;
+    args.front() = program->string();
+    std::vector<std::string> environment;
+    for (char** entry = environ; entry && *entry; ++entry) environment.emplace_back(*entry);
+    state_->child.emplace(state_->ctx.get_executor(),
+                          spawn(*program, args, environment, in.get(), out.get(), err.get()));
   } catch (const std::exception& e) {
-    std::fclose(err);
     throw std::runtime_error("cannot start " + argv[0] + ": " + e.what());
   }
-  std::fclose(err);
   state_->registered.emplace(state_->child->id());
 }
 

@@ -346,7 +346,9 @@ int run(const RunOptions& options) {
   suite.strict = options.strict;
   // A harness knows no "__unsupported__" op: there is nothing to pre-check.
   suite.precheck = !options.harness && options.precheck == RunOptions::Precheck::kBeside;
-  suite.jobs = options.jobs ? options.jobs : std::max(2u, 2 * std::thread::hardware_concurrency());
+  // A case keeps a core busy for about a third of its run (it waits on its client and its
+  // timers): four per core keep two cores busy (docs/design-decisions.md, "Parallelism").
+  suite.jobs = options.jobs ? options.jobs : std::max(4u, 4 * std::thread::hardware_concurrency());
   std::cout << "mcp-ping-conformance " << MCP_PING_VERSION << ": " << cases.size()
             << " cases, revision " << options.revision << ", "
             << (options.strict ? "strict" : "lenient") << ", timeout multiplier "

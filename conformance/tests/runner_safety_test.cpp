@@ -1,5 +1,4 @@
 // The runner end to end against drivers that misbehave: hangs, garbage, lies.
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -12,21 +11,6 @@ namespace mcpping::selftest {
 namespace {
 
 const std::string kDrivers = MCP_PING_SELFTEST_DATA "/drivers/";
-
-// Processes whose command line contains `marker`.
-std::vector<std::string> processes_marked(const std::string& marker) {
-  std::vector<std::string> found;
-  DIR* proc = ::opendir("/proc");
-  while (proc) {
-    dirent* entry = ::readdir(proc);
-    if (!entry) break;
-    if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
-    std::string cmdline = read_text(std::string("/proc/") + entry->d_name + "/cmdline");
-    if (cmdline.find(marker) != std::string::npos) found.push_back(entry->d_name);
-  }
-  if (proc) ::closedir(proc);
-  return found;
-}
 
 // Regression: a driver that ignores SIGTERM and leaves a grandchild must not outlive its case.
 TEST(RunnerSafety, HungDriverIgnoringTermIsKilledWithItsGroup) {
@@ -60,11 +44,13 @@ TEST(RunnerSafety, DriverThatSupportsEverythingFailsThePrecheck) {
   EXPECT_NE(run.output.find("failed the pre-check"), std::string::npos) << run.output;
 }
 
-// The multiplier puts the cases' deadline (200 s) past run_runner's (120 s): a case left
-// running, even one whose driver started just after the pre-check failed, fails the test.
+// The multiplier puts the cases' deadline (200 s) past run_runner's (120 s; both grow with
+// the slowdown of instrumented builds): a case left running, even one whose driver started
+// just after the pre-check failed, fails the test.
 TEST(RunnerSafety, AFailedPrecheckStopsTheCasesAlreadyRunningAndReportsNone) {
   const RunnerRun run =
-      run_runner({"--scenario", "ping/id/*", "--transport", "stdio", "--timeout-multiplier", "10"},
+      run_runner({"--scenario", "ping/id/*", "--transport", "stdio", "--timeout-multiplier",
+                  std::to_string(10 * MCP_PING_SELFTEST_SLOWDOWN)},
                  {kDrivers + "fails-the-precheck-and-hangs-in-cases.sh"});
   EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("failed the pre-check"), std::string::npos) << run.output;

@@ -1,6 +1,9 @@
 // Runs the real mcp-ping-conformance CLI for the self-tests and reads what it wrote.
 #pragma once
 
+#include <dirent.h>
+
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,10 +60,25 @@ inline RunnerRun run_runner(const std::vector<std::string>& options,
   spec.argv.insert(spec.argv.end(), driver.begin(), driver.end());
   spec.stdout_file = run.report_dir / "runner.stdout";
   spec.stderr_file = run.report_dir / "runner.stderr";
-  spec.deadline = std::chrono::seconds(120);
+  spec.deadline = std::chrono::seconds(120 * MCP_PING_SELFTEST_SLOWDOWN);
   run.outcome = run_child(spec);
   run.output = read_text(spec.stdout_file) + read_text(spec.stderr_file);
   return run;
+}
+
+// The pids of the processes whose command line contains `marker`: what a run left behind.
+inline std::vector<std::string> processes_marked(const std::string& marker) {
+  std::vector<std::string> found;
+  DIR* proc = ::opendir("/proc");
+  while (proc) {
+    dirent* entry = ::readdir(proc);
+    if (!entry) break;
+    if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
+    const std::string cmdline = read_text(std::string("/proc/") + entry->d_name + "/cmdline");
+    if (cmdline.find(marker) != std::string::npos) found.push_back(entry->d_name);
+  }
+  if (proc) ::closedir(proc);
+  return found;
 }
 
 inline nlohmann::json case_verdict(const RunnerRun& run, const std::string& transport,

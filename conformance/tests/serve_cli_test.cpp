@@ -1,6 +1,5 @@
 // `serve` through the real CLI: a client configured from what serve prints (the reference
 // driver, given the contract's environment by hand), then serve's own ending and judging.
-#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -18,21 +17,6 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kLineBound{60000};
-
-// Processes whose command line contains `marker`.
-std::vector<std::string> serve_processes_marked(const std::string& marker) {
-  std::vector<std::string> found;
-  DIR* proc = ::opendir("/proc");
-  while (proc) {
-    dirent* entry = ::readdir(proc);
-    if (!entry) break;
-    if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
-    const std::string cmdline = read_text(std::string("/proc/") + entry->d_name + "/cmdline");
-    if (cmdline.find(marker) != std::string::npos) found.push_back(entry->d_name);
-  }
-  if (proc) ::closedir(proc);
-  return found;
-}
 
 // A running `mcp-ping-conformance serve`, and what it printed so far.
 class Serve {
@@ -108,8 +92,7 @@ void expect_judged_evidence(const Serve& serve, const std::string& verdict) {
   EXPECT_NE(read_text(serve.evidence() / "transcript.jsonl").find("\"kind\":\"end\""),
             std::string::npos);
   EXPECT_FALSE(read_text(serve.evidence() / "transcript.txt").empty());
-  EXPECT_TRUE(serve_processes_marked(serve.evidence().string()).empty())
-      << "a mock server was left";
+  EXPECT_TRUE(processes_marked(serve.evidence().string()).empty()) << "a mock server was left";
 }
 
 void expect_a_clean_session(Serve& serve, const std::string& transport) {
@@ -169,7 +152,7 @@ TEST(ServeCli, LegacySseClientUsesThePrintedUrl) {
 TEST(ServeCli, CtrlCStopsTheMockServerAndReportsWhatItRecorded) {
   Serve serve("ping/while-awaiting", "streamable-http");
   ASSERT_TRUE(serve.line_starting("Waiting up to")) << serve.output();
-  ASSERT_FALSE(serve_processes_marked(serve.evidence().string()).empty()) << "the mock server runs";
+  ASSERT_FALSE(processes_marked(serve.evidence().string()).empty()) << "the mock server runs";
   serve.interrupt();
   const int status = serve.finish();
   EXPECT_EQ(status, 1) << serve.output();

@@ -33,8 +33,8 @@ TEST(GrowingThreadPool, StartsNoThreadBeforeItsFirstJob) {
 }
 
 TEST(GrowingThreadPool, AJobThatFindsEveryThreadBusyGetsANewOne) {
+  HeldJobs held;  // outlives the pool, whose threads wait on it until joined
   GrowingThreadPool pool(8);
-  HeldJobs held;
   held.started.resize(3);
   for (std::size_t i = 0; i < 3; ++i) {
     pool.enqueue(held.job(i));
@@ -55,8 +55,8 @@ TEST(GrowingThreadPool, AnIdleThreadTakesTheNextJob) {
 }
 
 TEST(GrowingThreadPool, BeyondItsLimitJobsWaitForAThread) {
-  GrowingThreadPool pool(2);
   HeldJobs held;
+  GrowingThreadPool pool(2);
   held.started.resize(2);
   pool.enqueue(held.job(0));
   pool.enqueue(held.job(1));
