@@ -1,7 +1,5 @@
 #include "http/httplib_support.hpp"
 
-#include "http/growing_thread_pool.hpp"
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -42,8 +40,7 @@ void for_each_server_socket(int server_port, Visit&& visit) {
 void configure_server(httplib::Server& server, const HttplibSizing& sizing) {
   const auto workers = sizing.workers;
   // Each open stream and each connection waiting for its request holds a worker in httplib 0.11.
-  // Workers start as connections need them (growing_thread_pool.hpp).
-  server.new_task_queue = [workers] { return new GrowingThreadPool(workers); };
+  server.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
   server.set_payload_max_length(sizing.max_body_bytes);
   // One request per connection ("Connection: close" on every answer): a worker is free as
   // soon as it has answered, instead of waiting for the client to send more or to close.
