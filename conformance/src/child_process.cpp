@@ -380,10 +380,8 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
     const OwnedFd err = open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
     std::vector<std::string> args = argv;
     args.front() = program->string();
-    std::vector<std::string> environment;
-    for (char** entry = environ; entry && *entry; ++entry) environment.emplace_back(*entry);
-    state_->child.emplace(state_->ctx.get_executor(),
-                          spawn(*program, args, environment, in.get(), out.get(), err.get()));
+    state_->child.emplace(state_->ctx.get_executor(), spawn(*program, args, child_environment({}),
+                                                            in.get(), out.get(), err.get()));
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot start " + argv[0] + ": " + e.what());
   }

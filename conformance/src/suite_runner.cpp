@@ -3,9 +3,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <mutex>
-#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -104,16 +104,18 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   // case starts any more, those running are stopped and say nothing, and its error ends the
   // run.
   std::atomic<bool> stopped{false};
-  std::optional<SuiteError> precheck_failure;
+  // Any error of the pre-check's own (a report folder it cannot create) ends the run as it did
+  // before the pre-check had a thread: rethrown here, never escaping the thread.
+  std::exception_ptr precheck_failure;
   std::thread precheck;
   if (options.precheck && !cases.empty()) {
     precheck = std::thread([&] {
       try {
         precheck_driver(setup, cases.front().transport);
-      } catch (const SuiteError& e) {
+      } catch (...) {
         {
           const std::lock_guard lock(output);
-          precheck_failure.emplace(e);
+          precheck_failure = std::current_exception();
           stopped = true;
         }
         kill_all_children();
@@ -151,7 +153,7 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   run_all(schedule.busy, options.jobs);
   if (waiting.joinable()) waiting.join();
   if (precheck.joinable()) precheck.join();
-  if (precheck_failure) throw *precheck_failure;
+  if (precheck_failure) std::rethrow_exception(precheck_failure);
   run.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;
