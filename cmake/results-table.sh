@@ -1,8 +1,10 @@
 #!/bin/sh
-# Regenerates the results table in README.md from real runs: the reference client and the
-# TypeScript SDK, side by side, per case and transport, with the date and versions.
+# Regenerates the results table in README.md from real runs: the reference client, the
+# TypeScript SDK and the Vercel AI SDK's MCP client, side by side, per case and transport,
+# with the date and versions.
 #
-#   sh cmake/results-table.sh        (after `sh cmake/bootstrap.sh test` has built everything)
+#   sh cmake/results-table.sh        (after `sh cmake/bootstrap.sh test` has built everything
+#                                     and `npm ci` in drivers/ai-sdk)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
@@ -12,6 +14,11 @@ for need in "$runner" "$build/bin/mcp-reference-driver" \
   "$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json"; do
   [ -e "$need" ] || { echo "results-table: $need is missing; run sh cmake/bootstrap.sh test first" >&2; exit 2; }
 done
+ai_sdk_package="$root/drivers/ai-sdk/node_modules/@ai-sdk/mcp/package.json"
+[ -e "$ai_sdk_package" ] || {
+  echo "results-table: $ai_sdk_package is missing; run (cd drivers/ai-sdk && npm ci) first" >&2
+  exit 2
+}
 
 # A run that finds failures exits 1: the table shows them. Exit 2 (a suite error) stops here.
 run() { # <folder> <runner options and driver...>
@@ -25,18 +32,21 @@ mkdir -p "$out"
 run reference -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
 run typescript --baseline "$root/drivers/typescript/baseline.yaml" \
   -- node "$root/drivers/typescript/driver.mjs"
+run ai-sdk --baseline "$root/drivers/ai-sdk/baseline.yaml" -- "$root/drivers/ai-sdk/run-driver"
 
 suite_version=$("$runner" --version | awk '{print $2}')
 sdk_version=$(node -p "require('$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json').version")
+ai_sdk_version=$(node -p "require('$ai_sdk_package').version")
 table="$out/table.md"
 {
   echo "Generated $(date -u +%Y-%m-%d) by \`sh cmake/results-table.sh\` with mcp-ping-conformance"
   echo "$suite_version, revision 2025-11-25, lenient; Node.js $(node --version). \"(baseline)\" marks"
-  echo "a failure listed in \`drivers/typescript/baseline.yaml\`, with its evidence in"
-  echo "\`docs/clients/typescript.md\`."
+  echo "a failure listed in the client's baseline (\`drivers/<client>/baseline.yaml\`), with its"
+  echo "evidence in \`docs/clients/typescript.md\` or \`docs/clients/ai-sdk.md\`."
   echo
   "$runner" table --column "reference client $suite_version=$out/reference" \
-    --column "TypeScript SDK $sdk_version=$out/typescript"
+    --column "TypeScript SDK $sdk_version=$out/typescript" \
+    --column "@ai-sdk/mcp $ai_sdk_version=$out/ai-sdk"
 } >"$table"
 
 # Replace what stands between the markers in README.md.

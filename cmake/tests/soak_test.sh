@@ -1,6 +1,7 @@
 #!/bin/sh
 # cmake/soak.sh against a small hand-written ctest folder: a test that fails on its first run
-# only is reported as a flake (exit 1), steady tests are not, a bad command line exits 2.
+# only is reported as a flake (exit 1), with the log of that run kept; steady tests and a
+# skipped one (exit 77, an UNSUPPORTED case) are not; a bad command line exits 2.
 #   soak_test.sh SOAK_SCRIPT WORK_DIR
 set -eu
 soak=$1
@@ -10,8 +11,10 @@ mkdir -p "$work"
 cat >"$work/CTestTestfile.cmake" <<CTEST
 add_test(steady "/bin/sh" "-c" "exit 0")
 set_tests_properties(steady PROPERTIES LABELS "demo;steady")
-add_test(flaky "/bin/sh" "-c" "test -f '$work/ran' || { touch '$work/ran'; exit 1; }")
+add_test(flaky "/bin/sh" "-c" "test -f '$work/ran' || { touch '$work/ran'; echo first-run-evidence; exit 1; }")
 set_tests_properties(flaky PROPERTIES LABELS "demo")
+add_test(unsupported "/bin/sh" "-c" "exit 77")
+set_tests_properties(unsupported PROPERTIES LABELS "demo" SKIP_RETURN_CODE 77)
 CTEST
 
 fail() {
@@ -25,6 +28,9 @@ MCP_PING_BUILD_DIR=$work sh "$soak" 3 demo >"$work/out" 2>&1 || status=$?
 grep -q "soak: run 1/3 failed" "$work/out" || fail "run 1 not reported as failed"
 grep -q "soak: run 2/3 passed" "$work/out" || fail "run 2 not reported as passed"
 grep -Eq "^ +1 flaky \(Failed\)$" "$work/out" || fail "the flake is not counted: $(cat "$work/out")"
+! grep -q "unsupported" "$work/out" || fail "a skipped test is counted as a failure: $(cat "$work/out")"
+grep -q "first-run-evidence" "$work/soak/run-1.log" || fail "the failed run's log is not kept"
+[ ! -e "$work/soak/run-2.log" ] || fail "a passed run's log is kept"
 
 status=0
 MCP_PING_BUILD_DIR=$work sh "$soak" 2 steady >"$work/out" 2>&1 || status=$?
