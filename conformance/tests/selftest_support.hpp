@@ -57,9 +57,9 @@ inline RunnerRun run_runner(const std::vector<std::string>& options,
   spec.argv = {MCP_PING_RUNNER, "run"};
   spec.argv.insert(spec.argv.end(), options.begin(), options.end());
   // ThreadSanitizer slows every process several times, and the cases' own timeouts never
-  // grow: at the default of four cases per core, clients then started later than the mock
-  // waits for their `initialize` (measured: 5 s to the first request). Four at a time, as in
-  // the sanitized catalogue run of CI.
+  // grow: at the default of four cases per core, clients took 5 s to their first request
+  // (measured), so the windows of later steps (a pong cap, a requested call) were at risk
+  // too. Four at a time, as in the sanitized catalogue run of CI.
   const bool jobs_given = std::any_of(options.begin(), options.end(), [](const std::string& o) {
     return o.rfind("--jobs", 0) == 0;
   });

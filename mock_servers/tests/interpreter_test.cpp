@@ -105,6 +105,45 @@ TEST(Interpreter, CaseDeadlineEndsARunTheClientNeverCloses) {
   EXPECT_EQ(records_of(r.records, "end").back()["reason"], Json("deadline"));
 }
 
+// Regression: an initialize later than expect_ms (Node.js starting on a loaded machine) stopped
+// the script at the handshake, so the case's own checks were "not reached" and FAIL; the
+// lifecycle puts no bound on it, and the first initialize is waited for until the case deadline.
+TEST(Interpreter, RegressionLateInitializeStoppedTheScript) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  client.initialize_delay_ms = 300;
+  const auto r = run(fixture_script("ping/while-awaiting", {{"expect_ms", 60}}), ch, client);
+  const auto handshake = find_check(r.records, "handshake");
+  EXPECT_EQ(handshake["outcome"], Json("met")) << handshake;
+  EXPECT_EQ(handshake["expected"], Json("initialize request, then notifications/initialized"));
+  for (const auto* id : {"call-received", "pong"}) {
+    EXPECT_EQ(find_check(r.records, id).value("outcome", ""), "met") << id;
+  }
+  EXPECT_TRUE(sent_call_result(ch));
+  bool noted = false;
+  for (const auto& e : records_of(r.records, "event")) {
+    noted |= e["what"].get<std::string>().find("a slow start: initialize after ") == 0 &&
+             e["what"].get<std::string>().find("later than expect_ms (60.0 ms); taken") !=
+                 std::string::npos;
+  }
+  EXPECT_TRUE(noted);
+}
+
+TEST(Interpreter, NoInitializeByTheCaseDeadlineBreaksTheHandshake) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  client.initialize_delay_ms = 5000;  // after the deadline: the run ends first
+  const auto r =
+      run(fixture_script("ping/while-awaiting", {{"expect_ms", 60}, {"case_deadline_ms", 150}}), ch,
+          client);
+  EXPECT_EQ(r.reason, "deadline");
+  const auto handshake = find_check(r.records, "handshake");
+  EXPECT_EQ(handshake["outcome"], Json("broken"));
+  EXPECT_NE(handshake["actual"].get<std::string>().find("no initialize"), std::string::npos)
+      << handshake;
+  EXPECT_TRUE(find_check(r.records, "call-received").is_null());  // not reached
+}
+
 // Regression: a client that never sent notifications/initialized had every later check "not
 // reached"; a lenient server records the handshake and goes on.
 TEST(Interpreter, MissingInitializedFailsTheHandshakeOnlyAndTheScriptGoesOn) {

@@ -206,6 +206,7 @@ struct FakeClient {
   std::size_t written = 0;
   std::vector<Json> results;
   std::string version = "2025-06-18";  // what initialize offers
+  double initialize_delay_ms = 0;      // initialize arrives this late (a slow start)
 
   explicit FakeClient(FakeChannel& channel) : ch(channel) {
     ch.on_frame = [this](const Json& f) { on_frame(f); };
@@ -219,7 +220,7 @@ struct FakeClient {
     auto initialize = Json::parse(
         R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"fake","version":"1"}}})");
     initialize["params"]["protocolVersion"] = version;
-    write(initialize);
+    write(initialize, initialize_delay_ms);
   }
 
   void write(const Json& message, double delay_ms = 0) {
