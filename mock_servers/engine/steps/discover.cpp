@@ -25,9 +25,9 @@ namespace mcpping::steps {
 namespace {
 
 struct Discover final : Step {
-  std::string as = "discover";              // the capture of the request; `<as>_result` its result
-  std::string within = "case_deadline_ms";  // a slow start is the machine's (as for handshake)
-  std::optional<CheckDef> check;            // the probe: server/discover before any other request
+  std::string as = "discover";    // the capture of the request; `<as>_result` its result
+  std::string within;             // the wait for the first request (default in parse_discover)
+  std::optional<CheckDef> check;  // the probe: server/discover before any other request
 
   StepResult run(Run& run) const override {
     const auto within_ms = run.timeout(within);
@@ -113,6 +113,7 @@ std::unique_ptr<Step> parse_discover(StepParser& p) {
   p.empty_arg();
   auto s = std::make_unique<Discover>();
   if (p.has("as")) s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
+  // As for the first handshake: a slow start is the machine's, not the client's.
   s->within = p.timeout("within", "case_deadline_ms");
   s->check = p.optional_check("check");
   p.capture(s->as);
