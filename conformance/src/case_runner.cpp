@@ -160,6 +160,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
 
     CaseObservations observed;
     observed.transport = planned.transport;
+    observed.revision = setup.revision;
     observed.official_harness = setup.official_harness;
     observed.driver = run_child(spec);
     if (http_server) {
@@ -180,6 +181,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     result.reason = evaluation.reason;
     result.unsupported = evaluation.unsupported;
     result.checks = std::move(evaluation.checks);
+    result.not_judged = std::move(evaluation.not_judged);
     if (result.verdict != Verdict::Pass) {
       result.transcript_excerpt =
           transcript_excerpt(observed.transcript, evaluation.focus_ms, 12, 4);

@@ -6,6 +6,7 @@
 
 #include "conformance/case_plan.hpp"
 #include "core/check.hpp"
+#include "core/check_registry.hpp"
 
 namespace mcpping {
 
@@ -39,25 +40,43 @@ std::vector<std::string> check_transports(const Scenario& scenario, const CheckD
   return transports;
 }
 
-OrderedJson case_json(const Scenario& scenario) {
-  OrderedJson checks = OrderedJson::array();
-  for (const auto& check : scenario.script_checks) {
-    checks.push_back({{"id", check.id},
-                      {"kind", "script"},
-                      {"level", level_name(check.level)},
-                      {"implicit", is_reserved_check_id(check.id)},
-                      {"transports", check_transports(scenario, check)},
-                      {"spec", check.spec}});
+OrderedJson check_json(const Scenario& scenario, const CheckDef& check, const char* kind,
+                       const SpecReferences* refs) {
+  OrderedJson out = {{"id", check.id},
+                     {"kind", kind},
+                     {"level", level_name(check.level)},
+                     {"about", to_string(check.kind)},
+                     {"premise", check.premise},
+                     {"implicit", is_reserved_check_id(check.id)},
+                     {"transports", check_transports(scenario, check)},
+                     {"spec", check.spec}};
+  if (refs) out["revisions"] = applicable_revisions(check, *refs);
+  return out;
+}
+
+OrderedJson builtin_checks_json(const SpecReferences* refs) {
+  OrderedJson out = OrderedJson::array();
+  for (const auto& b : builtin_checks()) {
+    const auto check = builtin_check(b.id);
+    OrderedJson entry = {{"id", check.id},
+                         {"level", level_name(check.level)},
+                         {"about", to_string(check.kind)},
+                         {"premise", check.premise},
+                         {"spec", check.spec}};
+    if (refs) entry["revisions"] = applicable_revisions(check, *refs);
+    entry["expected"] = b.expected;
+    out.push_back(std::move(entry));
   }
+  return out;
+}
+
+OrderedJson case_json(const Scenario& scenario, const SpecReferences* refs) {
+  OrderedJson checks = OrderedJson::array();
+  for (const auto& check : scenario.script_checks)
+    checks.push_back(check_json(scenario, check, "script", refs));
   for (const auto& driver_check : scenario.driver_checks) {
-    const CheckDef& check = driver_check.check;
-    checks.push_back({{"id", check.id},
-                      {"kind", "driver"},
-                      {"level", level_name(check.level)},
-                      {"implicit", false},
-                      {"transports", check_transports(scenario, check)},
-                      {"spec", check.spec},
-                      {"step", driver_check.step}});
+    checks.push_back(check_json(scenario, driver_check.check, "driver", refs));
+    checks.back()["step"] = driver_check.step;
   }
   return {{"id", scenario.id},
           {"area", scenario.id.substr(0, scenario.id.find('/'))},
@@ -110,14 +129,16 @@ Level highest_level(const Scenario& scenario) {
 }
 
 nlohmann::ordered_json catalogue_json(const std::vector<Scenario>& scenarios,
-                                      const CatalogueSelection& selection) {
+                                      const CatalogueSelection& selection,
+                                      const SpecReferences* refs) {
   OrderedJson cases = OrderedJson::array();
   for (const Scenario* scenario : select_scenarios(scenarios, selection)) {
-    cases.push_back(case_json(*scenario));
+    cases.push_back(case_json(*scenario, refs));
   }
   return {{"format", kCatalogueJsonFormat},
           {"transports", known_transports()},
           {"revisions", known_revisions()},
+          {"builtin_checks", builtin_checks_json(refs)},
           {"cases", std::move(cases)}};
 }
 

@@ -1,8 +1,10 @@
 #include "conformance/evaluation.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "conformance/judge.hpp"
+#include "core/check_registry.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 #include "reports/json_report.hpp"
@@ -17,7 +19,6 @@ struct Observation {
   Outcome outcome = Outcome::Met;
   std::string expected;
   std::string actual;
-  bool collateral = false;
 };
 
 CheckResult judged(const std::string& case_id, const Observation& o, const SpecReferences& refs) {
@@ -27,7 +28,7 @@ CheckResult judged(const std::string& case_id, const Observation& o, const SpecR
   check.level = o.check.level;
   check.outcome = o.outcome;
   check.verdict = judge(o.check.level, o.outcome);
-  check.collateral = o.collateral;
+  check.kind = o.check.kind;
   check.spec = resolve_spec(o.check.spec, refs);
   check.expected = o.expected;
   check.actual = o.actual;
@@ -36,18 +37,17 @@ CheckResult judged(const std::string& case_id, const Observation& o, const SpecR
 
 CheckResult judged(const std::string& case_id, const CheckRecord& record,
                    const SpecReferences& refs) {
-  // The handshake and the transport rules a mock server records on its own are not the
-  // case's subject: they stay visible, labelled collateral.
-  const bool collateral = record.implicit || record.check.id == handshake_check().id;
   auto check = judged(
-      case_id,
-      Observation{record.check, record.outcome, record.expected, record.actual, collateral}, refs);
+      case_id, Observation{record.check, record.outcome, record.expected, record.actual}, refs);
   check.latency_ms = record.latency_ms;
-  if (const auto burst = record.details.find("burst"); burst != record.details.end()) {
-    check.burst = burst_from_json(*burst);
-  }
+  check.burst = record.burst;
   check.at_ms = record.t;
   return check;
+}
+
+NotJudgedCheck not_judged(const std::string& case_id, const CheckDef& check, std::string expected,
+                          std::string why) {
+  return {case_id + ":" + check.id, check.id, check.level, std::move(expected), std::move(why)};
 }
 
 // Why the script never reached a check, from what the mock server recorded.
@@ -60,21 +60,23 @@ std::string why_not_reached(const TranscriptRecords& transcript) {
   return transcript.ended ? "the script ended first" : "the server was stopped";
 }
 
-constexpr const char* kExpectedExit = "the driver exits 0 after attempting every step";
-constexpr const char* kExpectedCompletion =
-    "the driver finishes its steps before the case deadline";
-
 // An official harness exits non-zero when its client reported an error (connect, tools/list
 // or close failed), and exits 0 when it completed: that status stands in for the driver
 // checks, which judge step lines a harness never prints.
 Observation harness_exit(const ChildOutcome& harness) {
   const bool completed = harness.kind == ChildOutcome::Kind::kExited && harness.exit_code == 0;
-  return Observation{{"harness:exit", Level::Must, {"suite.client-survives"}},
-                     completed ? Outcome::Met : Outcome::Broken,
-                     "the harness connects, lists tools, closes and exits 0",
+  return Observation{builtin_check("harness:exit"), completed ? Outcome::Met : Outcome::Broken,
+                     std::string(builtin_expected("harness:exit")),
                      completed ? "exit 0"
                                : "the harness did not complete: " + describe(harness) +
                                      " (its client.stderr says why)"};
+}
+
+// driver:completed, at the level the case sets for a hang ("deadline_kill").
+CheckDef completion_check(const Scenario& scenario) {
+  auto check = builtin_check("driver:completed");
+  check.level = scenario.deadline_kill;
+  return check;
 }
 
 // The driver's own fate: crash, hang, or a clean exit.
@@ -84,24 +86,18 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutc
       driver.kind != ChildOutcome::Kind::kSpawnFailed) {
     return harness_exit(driver);
   }
-  const std::vector<std::string> spec = {"suite.client-survives"};
-  const std::string expected_exit = kExpectedExit;
+  const auto exit = builtin_check("driver:exit");
+  const std::string expected_exit(builtin_expected("driver:exit"));
   switch (driver.kind) {
     case ChildOutcome::Kind::kExited:
-      if (driver.exit_code == 0) {
-        return Observation{
-            {"driver:exit", Level::Must, spec}, Outcome::Met, expected_exit, "exit 0"};
-      }
+      if (driver.exit_code == 0) return Observation{exit, Outcome::Met, expected_exit, "exit 0"};
       [[fallthrough]];
     case ChildOutcome::Kind::kSignaled:
-      return Observation{{"driver:exit", Level::Must, spec},
-                         Outcome::Broken,
-                         expected_exit,
+      return Observation{exit, Outcome::Broken, expected_exit,
                          "the client crashed: " + describe(driver)};
     case ChildOutcome::Kind::kTimedOut:
-      return Observation{{"driver:completed", scenario.deadline_kill, spec},
-                         Outcome::Broken,
-                         kExpectedCompletion,
+      return Observation{completion_check(scenario), Outcome::Broken,
+                         std::string(builtin_expected("driver:completed")),
                          "the client hung: " + describe(driver)};
     case ChildOutcome::Kind::kSpawnFailed:
       break;  // an ERROR, decided before any check
@@ -120,9 +116,8 @@ std::optional<Observation> hung_step(const Scenario& scenario, const ChildOutcom
   const std::string late = steps.empty() ? "the harness exited only after that"
                                          : "step " + std::to_string(steps.back().step) + " (" +
                                                steps.back().op + ") returned only after that";
-  return Observation{{"driver:completed", scenario.deadline_kill, {"suite.client-survives"}},
-                     Outcome::Broken,
-                     kExpectedCompletion,
+  return Observation{completion_check(scenario), Outcome::Broken,
+                     std::string(builtin_expected("driver:completed")),
                      "the client was still connected when the mock server gave up at the case "
                      "deadline; " +
                          late};
@@ -139,15 +134,6 @@ Observation driver_line(const Scenario& scenario, const DriverCheck& driver_chec
   const auto& report = observed.driver_report;
   const std::string op = scenario.driver_steps[driver_check.step].value("op", "");
   const std::string expected = driver_line_expected(scenario, driver_check);
-  // No blame and no credit without cause: the check is about the client's reaction to what
-  // the server sent under these labels.
-  for (const auto& label : driver_check.given) {
-    if (!observed.transcript.sent_labels.count(label)) {
-      return {driver_check.check, Outcome::NotReached, expected,
-              "not reached: the server never sent \"" + label + "\" (" +
-                  why_not_reached(observed.transcript) + ")"};
-    }
-  }
   if (driver_check.step >= report.steps.size()) {
     return {driver_check.check, Outcome::Broken, expected,
             "the driver printed no line for step " + std::to_string(driver_check.step) + " (" + op +
@@ -169,7 +155,6 @@ std::optional<std::string> negotiated_elsewhere(const Scenario& scenario,
     return said + "the case applies from " + scenario.revision_from;
   if (*revision_index(*negotiated) > *revision_index(scenario.revision_until))
     return said + "the case applies until " + scenario.revision_until;
-  if (auto absent = transport_absent_at(observed.transport, *negotiated)) return said + *absent;
   return std::nullopt;
 }
 
@@ -215,51 +200,47 @@ std::optional<Evaluation> before_checks(const Scenario& scenario,
   return out;
 }
 
-}  // namespace
+// Why a declared check cannot be judged in this session, before its record is read: its
+// sentences do not apply at the session's revision, or its premise (`given`) never happened.
+std::optional<std::string> unjudgeable(const CheckDef& check, const CaseObservations& observed,
+                                       const SpecReferences& refs) {
+  const auto& revision = observed.transcript.negotiated.value_or(observed.revision);
+  if (auto why = not_applicable_at(check, revision, refs)) return why;
+  for (const auto& label : check.given) {
+    if (!observed.transcript.sent_labels.count(label))
+      return "its premise never happened: " + check.premise +
+             " (it never did: " + why_not_reached(observed.transcript) + ")";
+  }
+  return std::nullopt;
+}
 
-Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& observed,
-                         const SpecReferences& refs) {
-  if (auto early = before_checks(scenario, observed)) return std::move(*early);
-  Evaluation out;
+// The script's checks, in script order; a check the mock server never recorded was not
+// reached (the client died, hung or broke an earlier step), or, when the script stopped
+// behind something the client MAY skip, is not judged.
+void script_checks(const Scenario& scenario, const CaseObservations& observed,
+                   const SpecReferences& refs, std::vector<bool>& used, Evaluation& out) {
   const auto& transcript = observed.transcript;
-
-  if (observed.driver) {
-    if (auto fate = driver_fate(scenario, *observed.driver, observed)) {
-      out.checks.push_back(judged(scenario.id, *fate, refs));
-    }
-    if (auto hung = hung_step(scenario, *observed.driver, observed))
-      out.checks.push_back(judged(scenario.id, *hung, refs));
-  } else {
-    out.not_judged.push_back({scenario.id + ":driver:exit", Level::Must, kExpectedExit});
-    out.not_judged.push_back(
-        {scenario.id + ":driver:completed", scenario.deadline_kill, kExpectedCompletion});
-  }
-  if (!transcript.present) {
-    out.checks.push_back(judged(
-        scenario.id,
-        Observation{{"transport:server-started", Level::Must, {"suite.client-starts-server"}},
-                    Outcome::Broken,
-                    "the client starts the server it was given",
-                    "no transcript: the client never started the mock server",
-                    true},
-        refs));
-  }
-
-  // The script's checks, in script order; a check the mock server never recorded was not
-  // reached (the client died, hung or broke an earlier step).
-  std::vector<bool> used(transcript.checks.size(), false);
   for (const auto& def : scenario.script_checks) {
     if (!def.applies_to(observed.transport)) continue;
-    std::optional<std::size_t> found;
-    for (std::size_t i = 0; i < transcript.checks.size(); ++i) {
-      if (!used[i] && transcript.checks[i].check.id == def.id) {
-        found = i;
-        break;
-      }
-    }
-    if (found) {
-      used[*found] = true;
-      out.checks.push_back(judged(scenario.id, transcript.checks[*found], refs));
+    const auto it = std::find_if(transcript.checks.begin(), transcript.checks.end(),
+                                 [&, i = std::size_t{0}](const CheckRecord& r) mutable {
+                                   return !used[i++] && r.check.id == def.id;
+                                 });
+    const auto found = it == transcript.checks.end()
+                           ? std::nullopt
+                           : std::optional<std::size_t>(it - transcript.checks.begin());
+    if (found) used[*found] = true;
+    if (auto why = unjudgeable(def, observed, refs)) {
+      out.not_judged.push_back(not_judged(scenario.id, def, found ? it->expected : "", *why));
+    } else if (found && it->outcome == Outcome::NotJudged) {
+      out.not_judged.push_back(
+          not_judged(scenario.id, def, it->expected,
+                     "its premise never happened: " + def.premise + ": " + it->actual));
+    } else if (found) {
+      out.checks.push_back(judged(scenario.id, *it, refs));
+    } else if (transcript.unsupported) {
+      out.not_judged.push_back(not_judged(scenario.id, def, "",
+                                          "not reached behind a skip: " + *transcript.unsupported));
     } else {
       out.checks.push_back(judged(
           scenario.id,
@@ -267,12 +248,17 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
           refs));
     }
   }
-  // Checks the server records on its own (a flooded line, an invalid message, HTTP rules).
-  // Each is recorded once, or again when a later request broke it worse (a degraded
-  // http:protocol-version, then a broken one): the worst stands.
+}
+
+// Checks the server records on its own (a flooded line, an invalid message, HTTP rules).
+// Each is recorded once, or again when a later request broke it worse (a degraded
+// http:protocol-version, then a broken one): the worst stands.
+void recorded_on_its_own(const Scenario& scenario, const TranscriptRecords& transcript,
+                         const SpecReferences& refs, const std::vector<bool>& used,
+                         Evaluation& out) {
   std::map<std::string, std::size_t> own;  // implicit check id -> index in out.checks
   for (std::size_t i = 0; i < transcript.checks.size(); ++i) {
-    if (used[i]) continue;
+    if (used[i] || transcript.checks[i].outcome == Outcome::NotJudged) continue;
     auto check = judged(scenario.id, transcript.checks[i], refs);
     const auto seen = transcript.checks[i].implicit ? own.find(check.id) : own.end();
     if (seen == own.end()) {
@@ -283,27 +269,126 @@ Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& obser
       out.checks[seen->second] = std::move(check);
     }
   }
-  for (const auto& driver_check : scenario.driver_checks) {
-    if (!observed.driver) {
-      out.not_judged.push_back({scenario.id + ":" + driver_check.check.id, driver_check.check.level,
-                                driver_line_expected(scenario, driver_check)});
-      continue;
-    }
-    out.checks.push_back(judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
-  }
+}
 
+void driver_checks(const Scenario& scenario, const CaseObservations& observed,
+                   const SpecReferences& refs, Evaluation& out) {
+  for (const auto& driver_check : scenario.driver_checks) {
+    const auto expected = driver_line_expected(scenario, driver_check);
+    if (!observed.driver) {
+      out.not_judged.push_back(not_judged(scenario.id, driver_check.check, expected,
+                                          "no driver in serve mode: judge it by eye"));
+    } else if (auto why = unjudgeable(driver_check.check, observed, refs)) {
+      out.not_judged.push_back(not_judged(scenario.id, driver_check.check, expected, *why));
+    } else {
+      out.checks.push_back(
+          judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
+    }
+  }
+}
+
+void fate_checks(const Scenario& scenario, const CaseObservations& observed,
+                 const SpecReferences& refs, Evaluation& out) {
+  if (observed.driver) {
+    if (auto fate = driver_fate(scenario, *observed.driver, observed)) {
+      out.checks.push_back(judged(scenario.id, *fate, refs));
+    }
+    if (auto hung = hung_step(scenario, *observed.driver, observed))
+      out.checks.push_back(judged(scenario.id, *hung, refs));
+  } else {
+    const auto why = "no driver in serve mode";
+    out.not_judged.push_back(not_judged(scenario.id, builtin_check("driver:exit"),
+                                        std::string(builtin_expected("driver:exit")), why));
+    out.not_judged.push_back(not_judged(scenario.id, completion_check(scenario),
+                                        std::string(builtin_expected("driver:completed")), why));
+  }
+  if (!observed.transcript.present) {
+    out.checks.push_back(
+        judged(scenario.id,
+               Observation{builtin_check("transport:server-started"), Outcome::Broken,
+                           std::string(builtin_expected("transport:server-started")),
+                           "no transcript: the client never started the mock server"},
+               refs));
+  }
+}
+
+// No subject check judged: the case says nothing about the client, and says why.
+void nothing_judged(Evaluation& out) {
+  out.verdict = Verdict::Unsupported;
+  const bool by_revision =
+      !out.not_judged.empty() &&
+      std::all_of(out.not_judged.begin(), out.not_judged.end(), [](const NotJudgedCheck& c) {
+        return c.why.rfind("the session ran at", 0) == 0;
+      });
+  out.unsupported =
+      by_revision ? CaseResult::Unsupported::kRevision : CaseResult::Unsupported::kClient;
+  out.reason = "no check of the case's subject could be judged" +
+               (out.not_judged.empty()
+                    ? std::string()
+                    : ": " + out.not_judged.front().short_id + ": " + out.not_judged.front().why);
+}
+
+}  // namespace
+
+std::optional<Verdict> subject_verdict(const std::vector<CheckResult>& checks) {
+  std::optional<Verdict> failing, passing;
+  bool informational = false;
+  for (const auto& check : checks) {
+    if (check.kind == CheckKind::Collateral) continue;
+    switch (check.verdict) {
+      case Verdict::NonStrict:
+      case Verdict::Fail:
+      case Verdict::Error:
+        failing = worst(failing.value_or(check.verdict), check.verdict);
+        break;
+      case Verdict::Pass:
+        // A driver that merely exited is no evidence about the subject.
+        if (check.kind == CheckKind::Subject) passing = Verdict::Pass;
+        break;
+      case Verdict::Informational:
+        informational = true;
+        break;
+      case Verdict::Unsupported:
+        break;
+    }
+  }
+  if (failing) return failing;
+  if (passing) return passing;
+  if (informational) return Verdict::Informational;
+  return std::nullopt;
+}
+
+Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& observed,
+                         const SpecReferences& refs) {
+  if (auto early = before_checks(scenario, observed)) return std::move(*early);
+  Evaluation out;
+  const auto& transcript = observed.transcript;
+  fate_checks(scenario, observed, refs, out);
+  std::vector<bool> used(transcript.checks.size(), false);
+  script_checks(scenario, observed, refs, used, out);
+  recorded_on_its_own(scenario, transcript, refs, used, out);
+  driver_checks(scenario, observed, refs, out);
+
+  const auto verdict = subject_verdict(out.checks);
+  if (!verdict) {
+    nothing_judged(out);
+    return out;
+  }
+  out.verdict = *verdict;
+  // Where a reader should look first: the first subject check that is not PASS, else the
+  // first collateral one.
+  for (const bool collateral : {false, true}) {
+    for (const auto& check : out.checks) {
+      if (out.focus_ms) break;
+      if ((check.kind == CheckKind::Collateral) == collateral && check.verdict != Verdict::Pass &&
+          check.at_ms)
+        out.focus_ms = check.at_ms;
+    }
+  }
   // The script stopped because the client skipped something the rest of the case needs and
   // that it MAY skip (an HTTP client that never opens the GET stream) or SHOULD not (a stream
-  // it never resumes, recorded by its own SHOULD check): the checks the script never reached
-  // are not judged.
-  if (transcript.unsupported) {
-    for (auto& check : out.checks) check.verdict = judge_behind_skip(check.level, check.outcome);
-  }
-  for (const auto& check : out.checks) {
-    out.verdict = worst(out.verdict, check.verdict);
-    if (!out.focus_ms && check.verdict != Verdict::Pass && check.at_ms) out.focus_ms = check.at_ms;
-  }
-  // ... and the case does not apply, unless what the client did do fell short.
+  // it never resumes, recorded by its own SHOULD check): the case does not apply, unless what
+  // the client did do fell short.
   if (transcript.unsupported &&
       (out.verdict == Verdict::Pass || out.verdict == Verdict::Informational)) {
     out.verdict = Verdict::Unsupported;

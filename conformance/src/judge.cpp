@@ -3,6 +3,7 @@
 namespace mcpping {
 
 Verdict judge(Level level, Outcome outcome) {
+  if (outcome == Outcome::NotJudged) return Verdict::Informational;  // not asked; never blame
   switch (level) {
     case Level::Info:
       return Verdict::Informational;
@@ -21,12 +22,10 @@ Verdict judge(Level level, Outcome outcome) {
     case Outcome::Broken:
     case Outcome::NotReached:
       return Verdict::Fail;
+    case Outcome::NotJudged:
+      break;
   }
   return Verdict::Fail;
-}
-
-Verdict judge_behind_skip(Level level, Outcome outcome) {
-  return outcome == Outcome::NotReached ? Verdict::Informational : judge(level, outcome);
 }
 
 }  // namespace mcpping

@@ -25,6 +25,7 @@
 #include "engine/script.hpp"
 #include "reports/baseline.hpp"
 #include "reports/comparison.hpp"
+#include "reports/evidence.hpp"
 #include "reports/html.hpp"
 #include "reports/json_report.hpp"
 #include "reports/junit.hpp"
@@ -139,7 +140,7 @@ int list(const ListOptions& options) {
   }
   if (options.json) {
     const CatalogueSelection selection{options.scenario_globs, options.transport};
-    std::cout << catalogue_json(catalogue.scenarios, selection).dump(2) << "\n";
+    std::cout << catalogue_json(catalogue.scenarios, selection, &catalogue.refs).dump(2) << "\n";
     return kExitOk;
   }
   std::vector<Scenario> selected;
@@ -225,12 +226,23 @@ std::vector<fs::path> write_client_results(const std::vector<LabelledRun>& clien
   return files;
 }
 
-bool any_case_fails(const std::vector<LabelledRun>& clients) {
-  return std::any_of(clients.begin(), clients.end(), [](const LabelledRun& client) {
-    return std::any_of(client.run.cases.begin(), client.run.cases.end(), [&](const CaseResult& c) {
-      return case_fails_run(c, client.run.info.strict);
-    });
-  });
+int exit_status(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk:
+      return kExitOk;
+    case RunStatus::kFailed:
+      return kExitFailed;
+    case RunStatus::kError:
+      return kExitUsage;
+  }
+  return kExitUsage;
+}
+
+// The worst status of the clients' runs.
+int exit_status(const std::vector<LabelledRun>& clients) {
+  RunStatus worst = RunStatus::kOk;
+  for (const auto& client : clients) worst = std::max(worst, run_status(client.run));
+  return exit_status(worst);
 }
 
 int merge(const MergeOptions& options) {
@@ -257,7 +269,7 @@ int merge(const MergeOptions& options) {
             << (options.output / "html" / "index.html").string();
   for (const auto& file : results) std::cout << ", " << file.string();
   std::cout << "\n";
-  return any_case_fails(clients) ? kExitFailed : kExitOk;
+  return exit_status(clients);
 }
 
 int write_baseline(const BaselineOptions& options) {
@@ -374,10 +386,10 @@ int run(const RunOptions& options) {
   write_results_json(result, setup.report_dir / "results.json");
   write_summary_markdown(result, setup.report_dir / "summary.md");
   write_html_report({{driver_label(options.driver_argv), result}}, setup.report_dir / "html");
-  for (const auto& d : collateral_defects(result)) {
-    std::cout << "collateral defect: " << d.check << " [" << to_string(d.level) << "] failed in "
-              << d.cases << " case(s), outside their subject; their own checks are judged apart\n";
-  }
+  for (const auto& cause : root_causes(result))
+    std::cout << "root cause: " << root_cause_line(cause) << "\n";
+  for (const auto& finding : result.findings)
+    std::cout << "finding: " << finding_line(finding) << "\n";
   for (const auto& line : latency_lines(result)) std::cout << line << "\n";
   std::cout << closing_line(result) << "\n"
             << "reports: " << junit.string() << ", " << (setup.report_dir / "results.json").string()
@@ -389,11 +401,7 @@ int run(const RunOptions& options) {
   if (!options.harness) warn_if_driver_never_ran(result);
 
   const VerdictCounts counts = count_verdicts(result.cases);
-  if (counts.error > 0) return kExitUsage;
-  if (std::any_of(result.cases.begin(), result.cases.end(),
-                  [&](const CaseResult& c) { return case_fails_run(c, options.strict); })) {
-    return kExitFailed;
-  }
+  if (const auto status = run_status(result); status != RunStatus::kOk) return exit_status(status);
   if (options.unsupported_exit_code && counts.unsupported == counts.total) {
     return *options.unsupported_exit_code;
   }

@@ -110,18 +110,10 @@ std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& option
   return "";
 }
 
-void write_served_verdict(const CaseResult& result, const std::vector<UnjudgedCheck>& not_judged,
-                          const ServeOptions& options) {
+void write_served_verdict(const CaseResult& result, const ServeOptions& options) {
   Json verdict = to_json(result);
   verdict["mode"] = "serve";
   verdict["wait_ms"] = options.wait_ms;
-  verdict["not_judged"] = Json::array();
-  for (const auto& check : not_judged) {
-    verdict["not_judged"].push_back({{"id", check.id},
-                                     {"level", to_string(check.level)},
-                                     {"expected", check.expected},
-                                     {"why", kNoDriver}});
-  }
   write_file(result.evidence_dir / "verdict.json",
              verdict.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
@@ -210,32 +202,47 @@ std::string stdio_server_text(const std::vector<std::string>& argv) {
          "\n  mcpServers entry: " + entry.dump() + "\n";
 }
 
-std::string served_case_report(const CaseResult& result,
-                               const std::vector<UnjudgedCheck>& not_judged) {
+std::string served_case_report(const CaseResult& result) {
   std::ostringstream out;
-  if (!result.checks.empty() || !not_judged.empty()) out << "checks:\n";
+  if (!result.checks.empty() || !result.not_judged.empty()) out << "checks:\n";
   for (const auto& check : result.checks) {
     char verdict[32];
     std::snprintf(verdict, sizeof verdict, "%-13s", std::string(to_string(check.verdict)).c_str());
     out << "  " << verdict << " " << check_headline(check) << "\n";
   }
-  if (!not_judged.empty()) {
+  std::vector<const NotJudgedCheck*> by_driver, others;
+  for (const auto& check : result.not_judged)
+    (check.why.rfind(kNoDriver, 0) == 0 ? by_driver : others).push_back(&check);
+  for (const auto* check : others) out << "  not judged    " << not_judged_line(*check) << "\n";
+  if (!by_driver.empty()) {
     out << "  not judged (" << kNoDriver << "): what a driver would check, yours to see\n";
-    for (const auto& check : not_judged) {
-      out << "    [" << to_string(check.level) << "] " << check.id << " \u2014 "
-          << shorten(check.expected, 300) << "\n";
+    for (const auto* check : by_driver) {
+      out << "    [" << to_string(check->level) << "] " << check->id << " \u2014 "
+          << shorten(check->expected, 300) << "\n";
     }
   }
   if (result.verdict != Verdict::Pass) out << evidence_text(result);
+  for (const auto& finding : collect_findings({result}))
+    out << "finding: " << finding_line(finding) << "\n";
   out << to_string(result.verdict) << "  " << result.case_id << " (" << result.transport << ")";
   if (!result.evidence_dir.empty()) out << "  evidence in " << result.evidence_dir.string();
   out << "\n";
   return out.str();
 }
 
-int served_exit_status(Verdict verdict) {
-  if (verdict == Verdict::Error) return 2;
-  return verdict_fails(verdict, false) ? 1 : 0;
+int served_exit_status(const CaseResult& result) {
+  RunResult run;
+  run.cases = {result};
+  run.findings = collect_findings(run.cases);
+  switch (run_status(run)) {
+    case RunStatus::kOk:
+      return 0;
+    case RunStatus::kFailed:
+      return 1;
+    case RunStatus::kError:
+      break;
+  }
+  return 2;
 }
 
 int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
@@ -252,7 +259,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   if (!planned.empty() && planned.front().unsupported) {
     out << "nothing to serve: " << *planned.front().unsupported << "\n"
         << "UNSUPPORTED  " << scenario.id << " (" << options.transport << ")\n";
-    return served_exit_status(Verdict::Unsupported);
+    return 0;  // UNSUPPORTED fails nothing
   }
 
   const auto started = std::chrono::steady_clock::now();
@@ -309,6 +316,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
 
   CaseObservations observed;
   observed.transport = options.transport;
+  observed.revision = options.revision;
   observed.driver = std::nullopt;  // a person drove the client
   observed.transcript = read_transcript(dir / "transcript.jsonl");
   out << why_it_stopped(ended, options, observed.transcript.end_reason) << "\n";
@@ -317,14 +325,15 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   result.reason = evaluation.reason;
   result.unsupported = evaluation.unsupported;
   result.checks = std::move(evaluation.checks);
+  result.not_judged = std::move(evaluation.not_judged);
   if (result.verdict != Verdict::Pass) {
     result.transcript_excerpt = transcript_excerpt(observed.transcript, evaluation.focus_ms, 12, 4);
   }
   result.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  write_served_verdict(result, evaluation.not_judged, options);
-  out << served_case_report(result, evaluation.not_judged) << std::flush;
-  return served_exit_status(result.verdict);
+  write_served_verdict(result, options);
+  out << served_case_report(result) << std::flush;
+  return served_exit_status(result);
 }
 
 }  // namespace mcpping

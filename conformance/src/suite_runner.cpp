@@ -154,6 +154,7 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   if (waiting.joinable()) waiting.join();
   if (precheck.joinable()) precheck.join();
   if (precheck_failure) std::rethrow_exception(precheck_failure);
+  run.findings = collect_findings(run.cases);
   run.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;

@@ -1,4 +1,5 @@
 #include "conformance/catalogue_json.hpp"
+#include "core/check_registry.hpp"
 
 #include <stdexcept>
 
@@ -39,8 +40,9 @@ std::vector<Scenario> json_catalogue() {
   delivered.step = 1;
   burst.driver_checks.push_back(delivered);
 
-  Scenario keepalive = json_scenario("client-ping/keepalive", {"stdio", "sse"},
-                                     {handshake_check(), check("pings-sent", Level::Info)});
+  Scenario keepalive =
+      json_scenario("client-ping/keepalive", {"stdio", "sse"},
+                    {builtin_check("handshake"), check("pings-sent", Level::Info)});
   keepalive.deadline_kill = Level::Info;
   return {keepalive, burst, json_scenario("ping/idle", {"sse"}, {check("pong", Level::May)})};
 }
@@ -115,14 +117,15 @@ TEST(CatalogueJson, LevelIsTheMostDemandingOfTheChecks) {
             Level::Should);
   // Driver checks count too.
   Scenario with_driver_check = json_scenario("a", {"stdio"}, {check("x", Level::Should)});
-  with_driver_check.driver_checks.push_back({check("y", Level::Must), 0, nullptr, {}});
+  with_driver_check.driver_checks.push_back({check("y", Level::Must), 0, nullptr});
   EXPECT_EQ(highest_level(with_driver_check), Level::Must);
 
   // The mock server's own checks (the handshake) say nothing of what the case is about.
-  EXPECT_EQ(
-      highest_level(json_scenario("a", {"stdio"}, {handshake_check(), check("x", Level::Info)})),
-      Level::Info);
-  EXPECT_EQ(highest_level(json_scenario("a", {"stdio"}, {handshake_check()})), Level::Info);
+  EXPECT_EQ(highest_level(json_scenario("a", {"stdio"},
+                                        {builtin_check("handshake"), check("x", Level::Info)})),
+            Level::Info);
+  EXPECT_EQ(highest_level(json_scenario("a", {"stdio"}, {builtin_check("handshake")})),
+            Level::Info);
 
   const auto doc = catalogue_json(json_catalogue());
   EXPECT_EQ(case_named(doc, "ping/burst").at("level"), "MUST");

@@ -1,4 +1,5 @@
 #include "conformance/evaluation.hpp"
+#include "core/check_registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,14 +24,20 @@ Scenario make_scenario() {
   return s;
 }
 
-const SpecReferences kRefs = {{"ping.respond-promptly",
-                               {"ping.respond-promptly", "https://spec/ping", "2025-11-25",
-                                "The receiver MUST respond", Binds::Either}}};
+const SpecReferences kRefs = {
+    {"ping.respond-promptly",
+     {"ping.respond-promptly", "https://spec/ping", "2024-11-05..2025-11-25",
+      "The receiver MUST respond", Binds::Either}},
+    {"lifecycle.timeouts",
+     {"lifecycle.timeouts", "https://spec/timeouts", "2025-03-26..2025-11-25",
+      "the sender SHOULD issue a cancellation notification", Binds::Either}}};
 
 CheckRecord check_record(const std::string& id, Outcome outcome, double t = 5,
                          Level level = Level::Must) {
   CheckRecord r;
-  r.check = CheckDef{id, level, {"ping.respond-promptly"}};
+  // A built-in check is recorded as the registry defines it (the handshake: collateral).
+  r.check =
+      is_builtin_check(id) ? builtin_check(id) : CheckDef{id, level, {"ping.respond-promptly"}};
   r.outcome = outcome;
   r.expected = "e";
   r.actual = "a";
@@ -65,9 +72,18 @@ const CheckResult* find(const Evaluation& e, const std::string& id) {
   return nullptr;
 }
 
-TEST(Evaluation, CleanRunIsTheWorstOfItsChecks) {
+const NotJudgedCheck* find_not_judged(const Evaluation& e, const std::string& id) {
+  for (const auto& c : e.not_judged) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+// Its INFO check is recorded, and never hides the PASS of the rest of its subject.
+TEST(Evaluation, CleanRunPassesWithItsInfoCheckRecorded) {
   const auto e = evaluate_case(make_scenario(), clean_run(), kRefs);
-  EXPECT_EQ(e.verdict, Verdict::Informational);
+  EXPECT_EQ(e.verdict, Verdict::Pass);
+  EXPECT_EQ(find(e, "ping/while-awaiting:keepalive")->verdict, Verdict::Informational);
   const auto* pong = find(e, "ping/while-awaiting:pong");
   ASSERT_NE(pong, nullptr);
   EXPECT_EQ(pong->verdict, Verdict::Pass);
@@ -82,8 +98,7 @@ TEST(Evaluation, CleanRunIsTheWorstOfItsChecks) {
 TEST(Evaluation, BurstFiguresOfTheTranscriptReachTheCheck) {
   auto o = clean_run();
   o.transcript.checks[1].latency_ms = {40, 45, 50};
-  o.transcript.checks[1].details = json::parse(
-      R"({"latency":{"p50":45},"burst":{"pings":3,"pongs":3,"time_to_last_pong_ms":52.5,"pongs_per_second":57.143}})");
+  o.transcript.checks[1].burst = BurstFigures{3, 3, 52.5, 57.143};
   const auto e = evaluate_case(make_scenario(), o, kRefs);
   const auto* pong = find(e, "ping/while-awaiting:pong");
   ASSERT_NE(pong, nullptr);
@@ -168,15 +183,17 @@ TEST(Evaluation, AStepThatReturnedOnlyAtTheServersDeadlineFailsDriverCompleted) 
 // although the server never behaved so (the script had stopped first).
 TEST(Evaluation, ADriverCheckIsJudgedOnlyOnceItsCauseWasSent) {
   auto scenario = make_scenario();
-  scenario.driver_checks[0].given = {"ping"};
+  scenario.driver_checks[0].check.given = {"ping"};
+  scenario.driver_checks[0].check.premise = given_premise({"ping"});
   auto o = clean_run();
   o.transcript.last_event = "script stopped at step 1 (expect): expected message did not arrive";
   auto e = evaluate_case(scenario, o, kRefs);
-  const auto* check = find(e, "ping/while-awaiting:call-result-delivered");
-  EXPECT_EQ(check->outcome, Outcome::NotReached);
-  EXPECT_EQ(check->actual,
-            "not reached: the server never sent \"ping\" (script stopped at step 1 (expect): "
-            "expected message did not arrive)");
+  EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered"), nullptr);
+  const auto* check = find_not_judged(e, "ping/while-awaiting:call-result-delivered");
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->why,
+            "its premise never happened: the server sent \"ping\" (it never did: script stopped "
+            "at step 1 (expect): expected message did not arrive)");
   o.transcript.sent_labels = {"ping"};
   e = evaluate_case(scenario, o, kRefs);
   EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered")->outcome, Outcome::Met);
@@ -190,7 +207,7 @@ TEST(Evaluation, WithoutADriverTheDriverSideChecksAreNotJudged) {
   o.driver.reset();
   o.driver_report = DriverReport{};
   auto e = evaluate_case(make_scenario(), o, kRefs);
-  EXPECT_EQ(e.verdict, Verdict::Informational) << "the INFO check, as in a run";
+  EXPECT_EQ(e.verdict, Verdict::Pass) << "the mock's facts, as in a run";
   EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit"), nullptr);
   EXPECT_EQ(find(e, "ping/while-awaiting:call-result-delivered"), nullptr);
   ASSERT_EQ(e.not_judged.size(), 3u);
@@ -276,7 +293,11 @@ TEST(Evaluation, UnsupportedRecordMakesTheCaseUnsupportedUnlessSomethingFailed) 
   EXPECT_EQ(e.verdict, Verdict::Unsupported);
   EXPECT_EQ(e.reason, "the client never opened the GET stream");
 
+  // A broken handshake is a finding of the run, not this case's; a pong that failed before the
+  // skip is.
   o.transcript.checks[0] = check_record("handshake", Outcome::Broken);
+  EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Unsupported);
+  o.transcript.checks.push_back(check_record("pong", Outcome::Broken));
   EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
 }
 
@@ -288,7 +309,7 @@ TEST(Evaluation, ChecksBehindASkippedShouldAreNotJudged) {
   auto scenario = make_scenario();
   scenario.script_checks.insert(scenario.script_checks.begin() + 1,
                                 {"resumed", Level::Should, {"ping.respond-promptly"}});
-  scenario.driver_checks[0].given = {"ping"};
+  scenario.driver_checks[0].check.given = {"ping"};
   auto o = clean_run();
   o.transcript.checks = {check_record("handshake", Outcome::Met),
                          check_record("resumed", Outcome::Broken, 5, Level::Should)};
@@ -297,8 +318,8 @@ TEST(Evaluation, ChecksBehindASkippedShouldAreNotJudged) {
   EXPECT_EQ(e.verdict, Verdict::NonStrict);
   EXPECT_EQ(find(e, "ping/while-awaiting:resumed")->verdict, Verdict::NonStrict);
   for (const char* id : {"ping/while-awaiting:pong", "ping/while-awaiting:call-result-delivered"}) {
-    EXPECT_EQ(find(e, id)->outcome, Outcome::NotReached) << id;
-    EXPECT_EQ(find(e, id)->verdict, Verdict::Informational) << id;
+    EXPECT_EQ(find(e, id), nullptr) << id;
+    EXPECT_NE(find_not_judged(e, id), nullptr) << id;
   }
   // Without the skip record the same transcript fails: the client stopped short of a MUST.
   o.transcript.unsupported.reset();
@@ -313,10 +334,98 @@ TEST(Evaluation, ServerRecordedChecksAreKept) {
   const auto e = evaluate_case(make_scenario(), o, kRefs);
   const auto* check = find(e, "ping/while-awaiting:transport:line-too-long");
   EXPECT_EQ(check->verdict, Verdict::Fail);
-  EXPECT_TRUE(check->collateral) << "a server-recorded rule is not the case's own subject";
-  EXPECT_FALSE(find(e, "ping/while-awaiting:pong")->collateral);
-  EXPECT_TRUE(find(e, "ping/while-awaiting:handshake")->collateral)
+  EXPECT_EQ(check->kind, CheckKind::Collateral)
+      << "a server-recorded rule is not the case's own subject";
+  EXPECT_EQ(find(e, "ping/while-awaiting:pong")->kind, CheckKind::Subject);
+  EXPECT_EQ(find(e, "ping/while-awaiting:handshake")->kind, CheckKind::Collateral)
       << "the handshake is lifecycle, not the case's subject";
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit")->kind, CheckKind::Fate);
+}
+
+// Regression (item 1 of the check model): a GET before initialize recorded
+// http:before-initialize (INFO) in every Streamable HTTP case, and "the worst check" made every
+// case the client passed INFORMATIONAL. A collateral finding never changes a case's verdict.
+TEST(Evaluation, RegressionCollateralInfoHidAPass) {
+  auto o = clean_run();
+  o.transcript.checks.push_back(check_record("http:before-initialize", Outcome::Broken));
+  o.transcript.checks.back().implicit = true;
+  auto scenario = make_scenario();
+  scenario.script_checks.pop_back();  // the INFO check: only MUST subject checks remain
+  const auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:http:before-initialize")->verdict, Verdict::Informational);
+  EXPECT_EQ(e.verdict, Verdict::Pass);
+  // A failing finding does not fail the case either: it fails the run, once (Finding).
+  o.transcript.checks.back() = check_record("http:session-id", Outcome::Broken);
+  o.transcript.checks.back().implicit = true;
+  EXPECT_EQ(evaluate_case(scenario, o, kRefs).verdict, Verdict::Pass);
+}
+
+// A case is INFORMATIONAL only when its subject is: an INFO subject check beside a passing
+// MUST leaves the case PASS; a case of INFO checks alone stays INFORMATIONAL.
+TEST(Evaluation, InformationalNeverHidesAPass) {
+  std::vector<CheckResult> checks(2);
+  checks[0].verdict = Verdict::Pass;
+  checks[1].verdict = Verdict::Informational;
+  EXPECT_EQ(subject_verdict(checks), Verdict::Pass);
+  checks[0].kind = CheckKind::Fate;  // a clean exit alone is no evidence about the subject
+  EXPECT_EQ(subject_verdict(checks), Verdict::Informational);
+  checks[1].kind = CheckKind::Collateral;
+  EXPECT_EQ(subject_verdict(checks), std::nullopt);
+  checks[0].verdict = Verdict::Fail;  // a crash fails the case whatever else
+  EXPECT_EQ(subject_verdict(checks), Verdict::Fail);
+}
+
+// Regression (item 4 of the check model): http/pong-headers reported its header checks
+// "broken: no response to hdr-ping" for a client that never POSTed a pong. A check whose
+// premise never happened is not judged, with the premise named.
+TEST(Evaluation, RegressionAHeaderCheckWasJudgedWithoutAPongPost) {
+  auto scenario = make_scenario();
+  scenario.script_checks.push_back({"session-header", Level::Must, {"http.session-header"}});
+  scenario.script_checks.back().premise = "a POST carried the client's response to \"ping\"";
+  auto o = clean_run();
+  o.transcript.checks[1] = check_record("pong", Outcome::Broken);
+  o.transcript.checks.push_back(check_record("session-header", Outcome::NotJudged));
+  o.transcript.checks.back().actual = "no POST carried a response to \"ping\"";
+  const auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:session-header"), nullptr);
+  const auto* header = find_not_judged(e, "ping/while-awaiting:session-header");
+  ASSERT_NE(header, nullptr);
+  EXPECT_NE(header->why.find("its premise never happened: a POST carried the client's response"),
+            std::string::npos)
+      << header->why;
+  EXPECT_EQ(e.verdict, Verdict::Fail) << "the pong itself is judged";
+}
+
+// Regression (item 3 of the check model): citations gate checks, not only cases. A check whose
+// sentences start after the session's revision is not judged; the rest of the case is.
+TEST(Evaluation, RegressionACheckCitingOnlyLaterRevisionsWasJudged) {
+  auto scenario = make_scenario();
+  scenario.script_checks.push_back({"cancelled", Level::Should, {"lifecycle.timeouts"}});
+  auto o = clean_run();
+  o.transcript.negotiated = "2024-11-05";
+  o.transcript.checks.push_back(check_record("cancelled", Outcome::Broken, 5, Level::Should));
+  auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:cancelled"), nullptr);
+  ASSERT_NE(find_not_judged(e, "ping/while-awaiting:cancelled"), nullptr);
+  EXPECT_NE(e.verdict, Verdict::NonStrict);
+  o.transcript.negotiated = "2025-11-25";
+  e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:cancelled")->verdict, Verdict::NonStrict);
+}
+
+// When no check of the subject can be judged, the case says so and why: UNSUPPORTED.
+TEST(Evaluation, NoSubjectCheckJudgedIsUnsupportedWithTheReason) {
+  auto scenario = make_scenario();
+  scenario.script_checks = {{"cancelled", Level::Should, {"lifecycle.timeouts"}}};
+  scenario.driver_checks.clear();
+  auto o = clean_run();
+  o.transcript.negotiated = "2024-11-05";
+  o.transcript.checks = {check_record("cancelled", Outcome::Broken, 5, Level::Should)};
+  const auto e = evaluate_case(scenario, o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Unsupported);
+  EXPECT_EQ(e.unsupported, CaseResult::Unsupported::kRevision);
+  EXPECT_NE(e.reason.find("no check of the case's subject could be judged"), std::string::npos)
+      << e.reason;
 }
 
 // Regression (revision gating by the negotiated version): the mock server answers the version
@@ -344,18 +453,16 @@ TEST(Evaluation, ACaseOutsideTheNegotiatedRevisionIsUnsupportedAfterTheRun) {
   EXPECT_EQ(evaluate_case(scenario, o, kRefs).verdict, Verdict::Fail) << "inside: judged";
 }
 
-TEST(Evaluation, StreamableHttpNegotiatedAt20241105IsUnsupported) {
+// Regression (item 2 of the check model): a client offering 2024-11-05 on Streamable HTTP had
+// 49 of 50 cases UNSUPPORTED ("Streamable HTTP exists from 2025-03-26") though it never
+// ponged, and the ping MUST exists in 2024-11-05. The ping checks are judged at every
+// revision that has ping (the mock now answers 2025-03-26 there: transport:revision).
+TEST(Evaluation, RegressionARevisionTheTransportLacksExcusedAWholeCase) {
   auto o = clean_run();
   o.transport = "streamable-http";
   o.transcript.negotiated = "2024-11-05";
-  const auto e = evaluate_case(make_scenario(), o, kRefs);
-  EXPECT_EQ(e.verdict, Verdict::Unsupported);
-  EXPECT_EQ(e.reason,
-            "the client negotiated 2024-11-05; Streamable HTTP exists from revision 2025-03-26, "
-            "not in 2024-11-05");
-  o.transport = "sse";
-  EXPECT_NE(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Unsupported)
-      << "legacy HTTP+SSE is the 2024-11-05 transport";
+  o.transcript.checks[1] = check_record("pong", Outcome::Broken);
+  EXPECT_EQ(evaluate_case(make_scenario(), o, kRefs).verdict, Verdict::Fail);
 }
 
 // Regression (protocol-version header): a degraded http:protocol-version, then a broken one
@@ -394,7 +501,7 @@ CaseObservations harness_run(int exit_code) {
 
 TEST(Evaluation, AHarnessThatExitsZeroCompletedWhateverItPrinted) {
   const auto e = evaluate_case(harness_scenario(), harness_run(0), kRefs);
-  EXPECT_EQ(e.verdict, Verdict::Informational);  // the keepalive INFO check, as for a driver
+  EXPECT_EQ(e.verdict, Verdict::Pass);  // its INFO keepalive check hides no PASS, as for a driver
   const auto* exit = find(e, "ping/while-awaiting:harness:exit");
   ASSERT_NE(exit, nullptr);
   EXPECT_EQ(exit->verdict, Verdict::Pass);

@@ -42,14 +42,5 @@ TEST(Judge, NoOutcomeIsAnErrorOrUnsupported) {
   }
 }
 
-// Behind a skip the client was entitled to, only "not reached" changes: it is not judged.
-TEST(Judge, BehindASkipNotReachedIsInformationalAndTheRestAsUsual) {
-  for (auto level : {Level::Must, Level::Should, Level::May, Level::Info}) {
-    EXPECT_EQ(judge_behind_skip(level, Outcome::NotReached), I) << to_string(level);
-    for (auto outcome : {Outcome::Met, Outcome::Degraded, Outcome::Broken})
-      EXPECT_EQ(judge_behind_skip(level, outcome), judge(level, outcome)) << to_string(level);
-  }
-}
-
 }  // namespace
 }  // namespace mcpping

@@ -47,7 +47,7 @@ void append(const fs::path& file, const std::string& text) {
   out << text;
 }
 
-const std::string kStart = R"({"kind":"start","t":0,"version":2})"
+const std::string kStart = R"({"kind":"start","t":0,"version":3})"
                            "\n";
 const std::string kEnd = R"({"kind":"end","t":9,"reason":"eof"})"
                          "\n";

@@ -23,7 +23,7 @@ Scenario pending_call_case() {
   delivered.check = {"call-result-delivered", Level::Must, {"suite.client-survives"}};
   delivered.step = 1;
   delivered.expect = json::parse(R"({"ok":true,"result":{"content":[{"text":"n"}]}})");
-  delivered.given = {"ping"};
+  delivered.check.given = {"ping"};
   s.driver_checks = {delivered};
   s.script = json::parse(R"([
     {"handshake": {}},

@@ -169,10 +169,10 @@ TEST(ServeSession, TheReportListsEveryCheckAndTheDriverSideOnesAsNotJudged) {
   result.transport = "stdio";
   result.evidence_dir = "/tmp/report/cases/stdio/ping/while-awaiting";
   result.checks = {check("pong", Verdict::Pass, "pong after 0.3 ms")};
-  const std::vector<UnjudgedCheck> not_judged = {{"ping/while-awaiting:call-result-delivered",
-                                                  Level::Must,
-                                                  "step 1 (call_tool) reports {\"ok\":true}"}};
-  EXPECT_EQ(served_case_report(result, not_judged),
+  result.not_judged = {{"ping/while-awaiting:call-result-delivered", "call-result-delivered",
+                        Level::Must, "step 1 (call_tool) reports {\"ok\":true}",
+                        "no driver in serve mode: judge it by eye"}};
+  EXPECT_EQ(served_case_report(result),
             "checks:\n"
             "  PASS          [MUST] ping/while-awaiting:pong \u2014 pong after 0.3 ms\n"
             "  not judged (no driver in serve mode): what a driver would check, yours to see\n"
@@ -185,7 +185,7 @@ TEST(ServeSession, TheReportListsEveryCheckAndTheDriverSideOnesAsNotJudged) {
   result.verdict = Verdict::Fail;
   result.checks = {check("pong", Verdict::Fail, "no pong within 2000 ms")};
   result.transcript_excerpt = {"  12.0 -> ping"};
-  const std::string report = served_case_report(result, not_judged);
+  const std::string report = served_case_report(result);
   EXPECT_NE(report.find("  FAIL          [MUST] ping/while-awaiting:pong \u2014 no pong"),
             std::string::npos)
       << report;
@@ -194,12 +194,24 @@ TEST(ServeSession, TheReportListsEveryCheckAndTheDriverSideOnesAsNotJudged) {
 }
 
 TEST(ServeSession, ExitStatusFollowsTheVerdictAsRunDoes) {
-  EXPECT_EQ(served_exit_status(Verdict::Pass), 0);
-  EXPECT_EQ(served_exit_status(Verdict::Informational), 0);
-  EXPECT_EQ(served_exit_status(Verdict::Unsupported), 0);
-  EXPECT_EQ(served_exit_status(Verdict::NonStrict), 0);
-  EXPECT_EQ(served_exit_status(Verdict::Fail), 1);
-  EXPECT_EQ(served_exit_status(Verdict::Error), 2);
+  CaseResult result;
+  result.case_id = "ping/idle";
+  result.transport = "stdio";
+  const auto status = [&](Verdict verdict) {
+    result.verdict = verdict;
+    return served_exit_status(result);
+  };
+  EXPECT_EQ(status(Verdict::Pass), 0);
+  EXPECT_EQ(status(Verdict::Informational), 0);
+  EXPECT_EQ(status(Verdict::Unsupported), 0);
+  EXPECT_EQ(status(Verdict::NonStrict), 0);
+  EXPECT_EQ(status(Verdict::Fail), 1);
+  EXPECT_EQ(status(Verdict::Error), 2);
+  // A failing finding fails a served case as it fails a run, though the case PASSes.
+  auto rule = check("http:session-id", Verdict::Fail, "POST without Mcp-Session-Id");
+  rule.kind = CheckKind::Collateral;
+  result.checks = {rule};
+  EXPECT_EQ(status(Verdict::Pass), 1);
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ struct SendResult {
 struct PostFault {
   Json pattern;
   std::map<std::string, Json> captures;
-  std::string with;  // "500", "404" or "reset"
+  std::string with;   // "500", "404" or "reset"
+  std::string label;  // when set, firing is recorded under it (an `event` with `fired`)
 };
 
 // What closing a stream's connection did (the disconnect step, Streamable HTTP 2025-11-25:

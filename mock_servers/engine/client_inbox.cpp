@@ -4,6 +4,7 @@
 #include <cmath>
 #include <thread>
 
+#include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/scenario.hpp"
@@ -40,11 +41,11 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
 }
 
 void ClientInbox::invalid_message(const std::string& text, const std::string& why,
-                                  std::vector<std::string> spec) {
+                                  std::string_view spec) {
   if (invalid_recorded_) return;
   invalid_recorded_ = true;
   run_.record_implicit(
-      CheckDef{"transport:valid-message", Level::Must, std::move(spec)},
+      builtin_check("transport:valid-message", spec),
       "every line the client writes is a JSON-RPC message (a JSON object" +
           std::string(negotiated_version && revision_has_batches(*negotiated_version)
                           ? ", or a batch of them: 2025-03-26)"
@@ -67,7 +68,7 @@ void ClientInbox::on_array(const Incoming& in, const Json& array) {
     transcript.raw(Direction::ClientToServer, in.text);
     invalid_message(
         in.text, "an invalid batch: " + *problem,
-        {*problem == kBatchedInitialize ? "lifecycle.initialize-not-batched" : "stdio.batch"});
+        *problem == kBatchedInitialize ? "lifecycle.initialize-not-batched" : "stdio.batch");
     return;
   }
   transcript.raw(Direction::ClientToServer, in.text, {},
@@ -75,7 +76,7 @@ void ClientInbox::on_array(const Incoming& in, const Json& array) {
                                " (revision 2025-03-26): each element follows as a message"}});
   // Lenient: a batch that mixes responses with requests or notifications is none of the
   // forms 2025-03-26 allows, but every element can be processed.
-  if (auto problem = batch_problem(array)) invalid_message(in.text, *problem, {"stdio.batch"});
+  if (auto problem = batch_problem(array)) invalid_message(in.text, *problem, "stdio.batch");
   for (const auto& element : array) {
     Json meta = in.meta.is_object() ? in.meta : Json::object();
     meta["batch"] = array.size();
@@ -160,12 +161,11 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
                        {{"note", "line longer than the cap; head kept, rest discarded"}});
         if (!flood_recorded_) {
           flood_recorded_ = true;
-          run_.record_implicit(
-              CheckDef{"transport:line-too-long", Level::Must, {"stdio.newline-delimited"}},
-              "every client message on one line of at most " + std::to_string(run_.line_cap) +
-                  " bytes",
-              "a line passed " + std::to_string(run_.line_cap) +
-                  " bytes without a newline; head: " + shorten(in.text, 120));
+          run_.record_implicit(builtin_check("transport:line-too-long"),
+                               "every client message on one line of at most " +
+                                   std::to_string(run_.line_cap) + " bytes",
+                               "a line passed " + std::to_string(run_.line_cap) +
+                                   " bytes without a newline; head: " + shorten(in.text, 120));
         }
         break;
       case Incoming::Kind::OverflowEnd:
@@ -282,7 +282,7 @@ void ClientInbox::check_modern_request(const ClientMessage& message) {
     const auto problems = meta_problems(message.json);
     if (!problems.empty()) {
       meta_recorded_ = true;
-      run_.record_implicit(CheckDef{"modern:request-meta", Level::Must, {"modern.meta-required"}},
+      run_.record_implicit(builtin_check("modern:request-meta"),
                            std::string("every request carries _meta with ") + kMetaProtocolVersion +
                                " (a version the server supports) and " + kMetaClientCapabilities,
                            what + ": " + join(problems, "; "));
@@ -290,7 +290,7 @@ void ClientInbox::check_modern_request(const ClientMessage& message) {
   }
   if (!client_info_recorded_ && lacks_client_info(message.json)) {
     client_info_recorded_ = true;
-    run_.record_implicit(CheckDef{"modern:client-info", Level::Should, {"modern.client-info"}},
+    run_.record_implicit(builtin_check("modern:client-info"),
                          std::string("every request carries ") + kMetaClientInfo + " in _meta",
                          what + " without it");
   }

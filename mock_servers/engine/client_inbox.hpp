@@ -96,7 +96,7 @@ class ClientInbox {
   // version allows), or the line recorded as invalid.
   void on_array(const Incoming& in, const Json& array);
   void invalid_message(const std::string& text, const std::string& why,
-                       std::vector<std::string> spec = {"stdio.client-writes-only-messages"});
+                       std::string_view spec = "stdio.client-writes-only-messages");
 
   Run& run_;
   std::optional<Incoming> stash_;  // arrived after the deadline of the pump that read it

@@ -13,6 +13,7 @@ ServerDefaults server_defaults_from(const Json& resolved) {
   d.capabilities = server.at("capabilities");
   d.tools = server.at("tools");
   d.revision = resolved.at("revision").get<std::string>();
+  d.transport = resolved.value("transport", "");
   return d;
 }
 
@@ -35,6 +36,7 @@ Json initialize_result(const Json& request, const ServerDefaults& d) {
     }
   }
   if (revision_is_modern(version)) version = latest_legacy_revision();
+  version = nearest_revision_on(d.transport, version);
   return Json{{"protocolVersion", version},
               {"capabilities", d.capabilities},
               {"serverInfo", d.server_info}};

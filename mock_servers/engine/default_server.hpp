@@ -15,6 +15,7 @@ struct ServerDefaults {
   Json capabilities = Json::object();
   Json tools = Json::array();
   std::string revision = "2025-11-25";  // offered when the client's version is unknown
+  std::string transport;                // the case's: a revision must exist on it
 };
 
 // From a resolve_script() result.
@@ -22,7 +23,9 @@ ServerDefaults server_defaults_from(const Json& resolved);
 
 // The initialize result: the client's protocol version if it is a known revision, else
 // the run's; never a modern one, since "An initialize request selects legacy semantics"
-// (a modern offer gets the newest legacy revision).
+// (a modern offer gets the newest legacy revision); and never one the transport does not
+// exist in (a 2024-11-05 offer on Streamable HTTP gets 2025-03-26: "Otherwise, the server
+// MUST respond with another protocol version it supports").
 Json initialize_result(const Json& initialize_request, const ServerDefaults& defaults);
 
 // Which lifecycle the session runs: an initialize handshake, or per-request metadata.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
 
@@ -82,7 +83,8 @@ bool Run::take_owed_initialized(const ClientMessage& message) {
   if (!owed_initialized->session.empty() && session_of(message) != owed_initialized->session)
     return false;
   const auto& owed = *owed_initialized;
-  record_for_step(owed.step, handshake_check(), Outcome::Met, kHandshakeExpected,
+  record_for_step(owed.step, builtin_check("handshake"), Outcome::Met,
+                  std::string(builtin_expected("handshake")),
                   owed.init_text + "; notifications/initialized " +
                       format_ms(std::max(0.0, elapsed_ms(owed.since, message.at))) +
                       " ms after the response, late: the server had gone on (" + owed.moved_on +
@@ -94,7 +96,8 @@ bool Run::take_owed_initialized(const ClientMessage& message) {
 void Run::settle_owed_initialized() {
   if (!owed_initialized) return;
   const auto& owed = *owed_initialized;
-  record_for_step(owed.step, handshake_check(), Outcome::Broken, kHandshakeExpected,
+  record_for_step(owed.step, builtin_check("handshake"), Outcome::Broken,
+                  std::string(builtin_expected("handshake")),
                   owed.init_text + "; no notifications/initialized by the end of the run (" +
                       format_ms(elapsed_ms(owed.since, Clock::now())) +
                       " ms after the response); the server went on without it (" + owed.moved_on +

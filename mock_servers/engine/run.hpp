@@ -37,10 +37,6 @@ std::string describe_error(const Json& response);
 // `5 (integer)`.
 std::string typed(const Json& value);
 
-// The handshake check's Expected, wherever it is recorded.
-inline constexpr const char* kHandshakeExpected =
-    "initialize request, then notifications/initialized";
-
 // The handshake went on without notifications/initialized: its check waits for it.
 struct OwedInitialized {
   std::string init_text;    // "initialize (protocolVersion ...) after N ms"

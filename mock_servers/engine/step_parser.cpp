@@ -46,8 +46,14 @@ void StepParser::add_check(CheckDef check, const std::string& pointer) {
   state_.checks.push_back(std::move(check));
 }
 
-CheckDef StepParser::check(const std::string& key) {
+CheckDef StepParser::check(const std::string& key, const std::string& premise) {
   auto check = parse_check(reader(), member(key), pointer(key), state_.refs);
+  if (!premise.empty()) check.premise = premise;
+  for (const auto& label : check.given) {
+    if (!state_.labels.count(label))
+      fail(pointer(key) + "/given",
+           "no earlier step sends or arms under the label \"" + label + "\"");
+  }
   add_check(check, pointer(key) + "/id");
   return check;
 }

@@ -64,7 +64,9 @@ class StepParser {
   std::string timeout_name(const Json& value, const std::string& pointer) const;
 
   // The check under `key` (required): parsed, refused when its id is taken, declared.
-  CheckDef check(const std::string& key);
+  // `premise`: what must have happened for the step to judge it (CheckDef::premise), when
+  // the step kind has one.
+  CheckDef check(const std::string& key, const std::string& premise = {});
   std::optional<CheckDef> optional_check(const std::string& key);
   // A check of the mock server's own (the handshake's), declared at the action's pointer.
   void declare_check(CheckDef check);

@@ -44,7 +44,7 @@ const std::vector<StepKind>& step_kinds() {
       {"await_held_input", {"within"}, T::StdioOnly, steps::parse_await_held_input},
       {"serve_defaults", {}, T::Any, steps::parse_serve_defaults},
       {"await_get_stream", {"within"}, T::HttpOnly, steps::parse_await_get_stream},
-      {"fail_next_post", {"with"}, T::HttpOnly, steps::parse_fail_next_post},
+      {"fail_next_post", {"with", "label"}, T::HttpOnly, steps::parse_fail_next_post},
       {"expect_post", {"http", "preferred", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
       {"disconnect", {}, T::StreamableHttpOnly, steps::parse_disconnect},
       {"await_resume", {"within", "check", "retry_check"}, T::StreamableHttpOnly, steps::parse_await_resume},

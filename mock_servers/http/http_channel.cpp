@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/check_registry.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 #include "engine/host.hpp"
@@ -130,7 +131,7 @@ void HttpChannel::implicit_check(const HttpRule& rule, const std::string& actual
     }
   }
   CheckRecord r;
-  r.check = CheckDef{std::string(rule.check), rule.level, {std::string(rule.spec)}};
+  r.check = builtin_check(rule.check, rule.spec);
   r.outcome = rule.outcome;
   r.expected = rule_expected(rule, options_.max_body_bytes);
   r.actual = actual;
@@ -246,7 +247,7 @@ bool HttpChannel::refuse_in_modern_binding(const httplib::Request& req, httplib:
 
 // ---- faults ----
 
-std::optional<std::string> HttpChannel::take_fault(const Json& message) {
+std::optional<PostFault> HttpChannel::take_fault(const Json& message) {
   const std::lock_guard lock(mutex_);
   if (!fault_) return std::nullopt;
   // A batch matches when one of its messages does.
@@ -255,9 +256,9 @@ std::optional<std::string> HttpChannel::take_fault(const Json& message) {
         return matches(fault_->pattern, element, fault_->captures);
       }))
     return std::nullopt;
-  auto with = fault_->with;
+  auto fault = std::move(*fault_);
   fault_.reset();
-  return with;
+  return fault;
 }
 
 bool HttpChannel::arm_post_fault(const PostFault& fault) {
@@ -279,9 +280,14 @@ void HttpChannel::apply_fault(const httplib::Request& req, httplib::Response& re
 bool HttpChannel::fault_post(const httplib::Request& req, httplib::Response& res,
                              const Json& message, const std::string& body,
                              const std::string& session, Clock::time_point arrived) {
-  const auto fault = take_fault(message);
-  if (!fault) return false;
+  const auto armed = take_fault(message);
+  if (!armed) return false;
+  const auto fault = std::optional<std::string>(armed->with);
   apply_fault(req, res, *fault);
+  // Checks about the fault's consequences are judged only once it fired (their `given`).
+  if (!armed->label.empty())
+    transcript_.event("the armed fault \"" + armed->label + "\" fired: " + *fault,
+                      {{"fired", armed->label}});
   const int status = *fault == "reset" ? 0 : res.status;
   record_http(req, status, session, {{"fault", *fault}});
   auto meta = facts(req, status, session);

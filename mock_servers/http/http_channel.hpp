@@ -141,7 +141,7 @@ class HttpChannel : public Channel {
   // A batch POSTed to a session (2025-03-26 only): nullopt when it may go on, else why not.
   std::optional<Rejection> check_batch(const Json& batch, const std::string& session);
   // An armed fault matching `message`, consumed; nullopt when none matches.
-  std::optional<std::string> take_fault(const Json& message);
+  std::optional<PostFault> take_fault(const Json& message);
   void apply_fault(const httplib::Request& req, httplib::Response& res, const std::string& with);
   // Applies an armed fault matching `message`, records the POST and hands the message on;
   // false when no fault matched.

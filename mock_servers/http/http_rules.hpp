@@ -47,10 +47,11 @@ struct HttpRule {
   // Whether the mock refuses the request (with `status`) or, as a lenient server, records the
   // check and goes on: only what it cannot process or attribute is refused.
   bool refuses;
-  int status;              // what the mock answers when it refuses
-  std::string_view check;  // the implicit check id, "" when breaking it records none
-  Level level;
-  std::string_view spec;      // key into fixtures/spec-references.json
+  int status;  // what the mock answers when it refuses
+  // The built-in check it records (core/check_registry.hpp: its level, kind and citations),
+  // "" when breaking it records none.
+  std::string_view check;
+  std::string_view spec;      // which of the check's citations this rule breaks
   std::string_view expected;  // the check's Expected; "{max}" stands for the body cap
   // What breaking it records: broken, or degraded when the rule is met in a lesser way (a
   // protocol-version header the server supports but did not negotiate).

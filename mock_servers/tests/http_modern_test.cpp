@@ -1,4 +1,5 @@
 #include "http/http_modern.hpp"
+#include "core/check_registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -135,7 +136,7 @@ TEST(HttpModern, TheRulesRecordWithoutRefusingButGetAndDeleteAreRefused) {
                         HttpRuleId::MethodMissing, HttpRuleId::MethodMismatch,
                         HttpRuleId::NameMissing, HttpRuleId::NameMismatch}) {
     EXPECT_FALSE(http_rule(id).refuses);
-    EXPECT_EQ(http_rule(id).level, Level::Must);
+    EXPECT_EQ(builtin_check(http_rule(id).check).level, Level::Must);
   }
   EXPECT_EQ(http_rule(HttpRuleId::ModernVersionMissing).check, "http:protocol-version");
   EXPECT_EQ(http_rule(HttpRuleId::MethodMismatch).check, "http:mcp-method");
@@ -143,7 +144,7 @@ TEST(HttpModern, TheRulesRecordWithoutRefusingButGetAndDeleteAreRefused) {
   const auto& get = http_rule(HttpRuleId::ModernGetOrDelete);
   EXPECT_TRUE(get.refuses);
   EXPECT_EQ(get.status, 405);
-  EXPECT_EQ(get.level, Level::Info);
+  EXPECT_EQ(builtin_check(get.check).level, Level::Info);
 }
 
 TEST(HttpModern, EveryRuleCitesASentenceOfTheCatalogue) {

@@ -1,10 +1,12 @@
 #include "reports/baseline.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/check_registry.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
@@ -12,10 +14,15 @@
 namespace mcpping {
 
 std::string BaselineEntry::describe() const {
-  return (check_id.empty() ? case_id : check_id) + (transport ? " (" + *transport + ")" : "");
+  const auto& id = !finding.empty() ? finding : check_id.empty() ? case_id : check_id;
+  return id + (transport ? " (" + *transport + ")" : "");
 }
 
 namespace {
+
+bool is_collateral(const std::string& short_id) {
+  return is_builtin_check(short_id) && builtin_check(short_id).kind == CheckKind::Collateral;
+}
 
 [[noreturn]] void fail(const std::filesystem::path& file, const YAML::Node& node,
                        const std::string& why) {
@@ -36,20 +43,34 @@ std::vector<BaselineEntry> read_entries(const std::filesystem::path& file, const
     for (const auto& member : node) {
       if (!member.first.IsScalar()) fail(file, member.first, key + ": a member's name is text");
       const auto name = member.first.as<std::string>();
-      if (name != "case" && name != "check" && name != "transport" && name != "reason") {
+      if (name != "case" && name != "check" && name != "finding" && name != "transport" &&
+          name != "reason") {
         fail(file, member.first,
-             "unknown member '" + name + "' (known: case, check, transport, reason)");
+             "unknown member '" + name + "' (known: case, check, finding, transport, reason)");
       }
       if (!member.second.IsScalar()) fail(file, member.second, name + " must be text");
     }
     if (node["case"]) entry.case_id = node["case"].as<std::string>();
     if (node["check"]) entry.check_id = node["check"].as<std::string>();
-    if (entry.case_id.empty() == entry.check_id.empty()) {
-      fail(file, node, key + ": an entry names exactly one of case or check");
+    if (node["finding"]) entry.finding = node["finding"].as<std::string>();
+    if (entry.case_id.empty() + entry.check_id.empty() + entry.finding.empty() != 2) {
+      fail(file, node, key + ": an entry names exactly one of case, check or finding");
     }
-    if (!entry.check_id.empty() && entry.check_id.find(':') == std::string::npos) {
+    const auto colon = entry.check_id.find(':');
+    if (!entry.check_id.empty() && colon == std::string::npos) {
       fail(file, node["check"],
            "a check is named <case id>:<check>, e.g. ping/idle:pong-while-idle");
+    }
+    if (!entry.check_id.empty() && is_collateral(entry.check_id.substr(colon + 1))) {
+      fail(file, node["check"],
+           "\"" + entry.check_id.substr(colon + 1) +
+               "\" is a finding of the run, not of one case: list it once as finding: " +
+               entry.check_id.substr(colon + 1));
+    }
+    if (!entry.finding.empty() && !is_collateral(entry.finding)) {
+      fail(file, node["finding"],
+           "\"" + entry.finding +
+               "\" is no finding (findings: the handshake, transport:*, http:*, modern:* checks)");
     }
     if (node["transport"]) entry.transport = node["transport"].as<std::string>();
     if (!node["reason"] || node["reason"].as<std::string>().empty()) {
@@ -63,6 +84,7 @@ std::vector<BaselineEntry> read_entries(const std::filesystem::path& file, const
 }
 
 bool applies(const BaselineEntry& entry, const CaseResult& result) {
+  if (!entry.finding.empty()) return false;
   if (entry.transport && *entry.transport != result.transport) return false;
   if (!entry.check_id.empty()) {
     return std::any_of(result.checks.begin(), result.checks.end(),
@@ -72,14 +94,10 @@ bool applies(const BaselineEntry& entry, const CaseResult& result) {
 }
 
 // Checks every case may have besides the ones its fixture declares (docs/verdicts.md).
-bool implicit_check(const std::string& short_id) {
-  for (const char* prefix : {"driver:", "transport:", "http:"}) {
-    if (short_id.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
+bool implicit_check(const std::string& short_id) { return is_builtin_check(short_id); }
 
 bool known(const BaselineEntry& entry, const KnownIds& ids) {
+  if (!entry.finding.empty()) return true;  // parse_baseline checked it
   if (entry.check_id.empty()) return ids.cases.count(entry.case_id) > 0;
   // Case ids hold no ':', so the first one ends the case part of a check id.
   const auto colon = entry.check_id.find(':');
@@ -119,6 +137,55 @@ Baseline parse_baseline(const std::string& text, const std::filesystem::path& fi
   return baseline;
 }
 
+namespace {
+
+bool names(const BaselineEntry& entry, const Finding& finding) {
+  return entry.finding == finding.check &&
+         (!entry.transport || *entry.transport == finding.transport);
+}
+
+void apply_to_findings(const Baseline& baseline, RunResult& run) {
+  std::set<std::string> transports;
+  for (const auto& result : run.cases) transports.insert(result.transport);
+  for (auto& finding : run.findings) {
+    for (const auto* list : {&baseline.flaky, &baseline.expected_failures}) {
+      const auto entry = std::find_if(list->begin(), list->end(),
+                                      [&](const BaselineEntry& e) { return names(e, finding); });
+      if (entry == list->end() || finding.expectation != Expectation::kNone) continue;
+      finding.expectation_reason = entry->reason;
+      if (list == &baseline.flaky) {
+        finding.expectation = Expectation::kFlaky;
+      } else {
+        finding.expectation = verdict_fails(finding.verdict, run.info.strict)
+                                  ? Expectation::kExpectedFailure
+                                  : Expectation::kStale;
+      }
+    }
+  }
+  // An expected finding that no longer occurs on a transport that ran: stale.
+  for (const auto& entry : baseline.expected_failures) {
+    if (entry.finding.empty()) continue;
+    for (const auto& transport : transports) {
+      if (entry.transport && *entry.transport != transport) continue;
+      const bool occurred = std::any_of(run.findings.begin(), run.findings.end(), [&](auto& f) {
+        return f.check == entry.finding && f.transport == transport;
+      });
+      if (occurred) continue;
+      Finding gone;
+      gone.check = entry.finding;
+      gone.transport = transport;
+      gone.level = builtin_check(entry.finding).level;
+      gone.expected = std::string(builtin_expected(entry.finding));
+      gone.example = "did not occur in this run";
+      gone.expectation = Expectation::kStale;
+      gone.expectation_reason = entry.reason;
+      run.findings.push_back(std::move(gone));
+    }
+  }
+}
+
+}  // namespace
+
 void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& run) {
   run.baseline_file = baseline.file.string();
   for (const auto* list : {&baseline.expected_failures, &baseline.flaky}) {
@@ -149,7 +216,8 @@ void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& ru
     bool failing_uncovered = false;
     bool covered_failing = false;
     for (const auto& check : result.checks) {
-      if (!verdict_fails(check.verdict, run.info.strict)) continue;
+      if (check.kind == CheckKind::Collateral || !verdict_fails(check.verdict, run.info.strict))
+        continue;
       const bool covered = whole_case || std::any_of(entries.begin(), entries.end(), [&](auto* e) {
                              return e->check_id == check.id;
                            });
@@ -163,6 +231,7 @@ void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& ru
       result.expectation_reason = reasons;
     }
   }
+  apply_to_findings(baseline, run);
 }
 
 std::string baseline_from_run(const RunResult& run) {
@@ -178,11 +247,18 @@ std::string baseline_from_run(const RunResult& run) {
       continue;
     }
     for (const auto& check : result.checks) {
-      if (!verdict_fails(check.verdict, run.info.strict)) continue;
+      if (check.kind == CheckKind::Collateral || !verdict_fails(check.verdict, run.info.strict))
+        continue;
       yaml << YAML::BeginMap << YAML::Key << "check" << YAML::Value << check.id << YAML::Key
            << "transport" << YAML::Value << result.transport << YAML::Key << "reason" << YAML::Value
            << shorten(check_headline(check), 300) << YAML::EndMap;
     }
+  }
+  for (const auto& finding : run.findings) {
+    if (!verdict_fails(finding.verdict, run.info.strict)) continue;
+    yaml << YAML::BeginMap << YAML::Key << "finding" << YAML::Value << finding.check << YAML::Key
+         << "transport" << YAML::Value << finding.transport << YAML::Key << "reason" << YAML::Value
+         << shorten(finding.example, 300) << YAML::EndMap;
   }
   yaml << YAML::EndSeq << YAML::Key << "flaky" << YAML::Value << YAML::BeginSeq << YAML::EndSeq
        << YAML::EndMap;

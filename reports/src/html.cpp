@@ -159,12 +159,23 @@ std::string checks_table(const CaseResult& result) {
   out << "<table class=\"checks\">\n<thead><tr><th>check</th><th>level</th><th>verdict</th>"
          "<th>spec</th><th>Expected</th><th>Actual</th><th>at (ms)</th></tr></thead>\n<tbody>\n";
   for (const auto& check : result.checks) {
+    const bool note = check.kind == CheckKind::Collateral;
+    out << "<tr><td class=\"id\"><code>" << html_escape(check.id) << "</code>"
+        << (note ? "<br><span class=\"note\">finding of the run: not this case's verdict</span>"
+                 : "")
+        << "</td><td>" << to_string(check.level) << "</td><td class=\""
+        << verdict_class(check.verdict) << "\">" << to_string(check.verdict)
+        << "</td><td class=\"spec\">" << spec_html(check.spec) << "</td><td class=\"text\">"
+        << html_escape(shorten(check.expected, kCheckTextCap)) << "</td><td class=\"text\">"
+        << html_escape(shorten(check.actual, kCheckTextCap)) << "</td><td>"
+        << (check.at_ms ? ms(*check.at_ms) : "&ndash;") << "</td></tr>\n";
+  }
+  for (const auto& check : result.not_judged) {
     out << "<tr><td class=\"id\"><code>" << html_escape(check.id) << "</code></td><td>"
-        << to_string(check.level) << "</td><td class=\"" << verdict_class(check.verdict) << "\">"
-        << to_string(check.verdict) << "</td><td class=\"spec\">" << spec_html(check.spec)
-        << "</td><td class=\"text\">" << html_escape(shorten(check.expected, kCheckTextCap))
-        << "</td><td class=\"text\">" << html_escape(shorten(check.actual, kCheckTextCap))
-        << "</td><td>" << (check.at_ms ? ms(*check.at_ms) : "&ndash;") << "</td></tr>\n";
+        << to_string(check.level) << "</td><td class=\"note\">not judged</td><td></td>"
+        << "<td class=\"text\">" << html_escape(shorten(check.expected, kCheckTextCap))
+        << "</td><td class=\"text\">" << html_escape(shorten(check.why, kCheckTextCap))
+        << "</td><td>&ndash;</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
   return out.str();
@@ -456,21 +467,35 @@ std::string burst_table(const std::vector<LabelledRun>& runs) {
   return out.str();
 }
 
-// One line per collateral defect that explains failures in several cases, per run.
-std::string collateral_section(const std::vector<LabelledRun>& runs) {
-  std::ostringstream items;
+// One cause behind three or more cases, named once, per run; then the run's findings.
+std::string root_causes_and_findings(const std::vector<LabelledRun>& runs) {
+  std::ostringstream causes, findings;
   for (const auto& labelled : runs) {
-    for (const auto& d : collateral_defects(labelled.run)) {
-      items << "<li><code>" << html_escape(d.check) << "</code> [" << to_string(d.level)
-            << "] failed in " << d.cases << " case(s) of " << html_escape(labelled.label) << ": "
-            << html_escape(shorten(d.example, 200)) << "</li>\n";
+    const auto of = runs.size() > 1
+                        ? " <span class=\"note\">(" + html_escape(labelled.label) + ")</span>"
+                        : std::string();
+    for (const auto& cause : root_causes(labelled.run))
+      causes << "<li>" << html_escape(root_cause_line(cause)) << of << "</li>\n";
+    for (const auto& finding : labelled.run.findings) {
+      findings << "<li class=\"" << verdict_class(finding.verdict) << "\">"
+               << html_escape(finding_line(finding)) << of << "</li>\n";
     }
   }
-  if (items.str().empty()) return "";
-  return "<h2 id=\"collateral\">Collateral defects</h2>\n<p class=\"note\">Defects outside "
-         "the cases' subject (the handshake, transport rules); each case's own checks are still "
-         "judged apart.</p>\n<ul>\n" +
-         items.str() + "</ul>\n";
+  std::string out;
+  if (!causes.str().empty()) {
+    out +=
+        "<h2 id=\"root-causes\">Root causes</h2>\n<p class=\"note\">One defect behind "
+        "several cases: fix it first.</p>\n<ul>\n" +
+        causes.str() + "</ul>\n";
+  }
+  if (!findings.str().empty()) {
+    out +=
+        "<h2 id=\"findings\">Findings</h2>\n<p class=\"note\">About the transport or "
+        "the client in general (the handshake, transport and HTTP rules), not one case's "
+        "subject: judged once by their own level, never a case's verdict.</p>\n<ul>\n" +
+        findings.str() + "</ul>\n";
+  }
+  return out;
 }
 
 std::string render_index(const std::vector<LabelledRun>& runs) {
@@ -479,7 +504,7 @@ std::string render_index(const std::vector<LabelledRun>& runs) {
       << "<p class=\"sub\">Version "
       << html_escape(runs.empty() ? "" : runs.front().run.info.suite_version)
       << ". Each cell links to the case's checks and transcript.</p>\n<h2 id=\"runs\">Runs</h2>\n"
-      << runs_table(runs) << collateral_section(runs) << "<h2 id=\"cases\">Cases</h2>\n"
+      << runs_table(runs) << root_causes_and_findings(runs) << "<h2 id=\"cases\">Cases</h2>\n"
       << kLegend << matrix(runs);
   std::string charts;
   for (const auto& transport : transports_of(runs)) charts += latency_chart(runs, transport);

@@ -11,19 +11,40 @@ namespace mcpping {
 
 using nlohmann::json;
 
-json to_json(const CheckResult& check) {
+namespace {
+
+json refs_json(const std::vector<SpecReference>& spec) {
   json refs = json::array();
-  for (const auto& ref : check.spec) {
+  for (const auto& ref : spec) {
     json entry = {
         {"key", ref.key}, {"url", ref.url}, {"revision", ref.revision}, {"text", ref.text}};
     entry["binds"] = std::string(to_string(ref.binds));
     refs.push_back(std::move(entry));
   }
-  json out = {
-      {"id", check.id}, {"level", to_string(check.level)}, {"verdict", to_string(check.verdict)},
-      {"spec", refs},   {"expected", check.expected},      {"actual", check.actual}};
+  return refs;
+}
+
+std::vector<SpecReference> refs_from_json(const json& refs) {
+  std::vector<SpecReference> out;
+  for (const auto& ref : refs) {
+    out.push_back({ref.value("key", ""), ref.value("url", ""), ref.value("revision", ""),
+                   ref.value("text", ""),
+                   binds_from_string(ref.value("binds", "")).value_or(Binds::Definition)});
+  }
+  return out;
+}
+
+}  // namespace
+
+json to_json(const CheckResult& check) {
+  json out = {{"id", check.id},
+              {"level", to_string(check.level)},
+              {"verdict", to_string(check.verdict)},
+              {"spec", refs_json(check.spec)},
+              {"expected", check.expected},
+              {"actual", check.actual}};
   out["outcome"] = to_string(check.outcome);
-  if (check.collateral) out["collateral"] = true;
+  if (check.kind != CheckKind::Subject) out["kind"] = to_string(check.kind);
   if (!check.latency_ms.empty()) out["latency_ms"] = check.latency_ms;
   if (check.burst) out["burst"] = to_json(*check.burst);
   if (check.at_ms) out["at_ms"] = *check.at_ms;
@@ -99,30 +120,33 @@ std::vector<Burst> bursts_of(const RunResult& run, const std::string& transport)
   return out;
 }
 
-json to_json(const BurstFigures& burst) {
-  return {{"pings", burst.pings},
-          {"pongs", burst.pongs},
-          {"time_to_last_pong_ms", burst.time_to_last_pong_ms},
-          {"pongs_per_second", burst.pongs_per_second}};
-}
-
-std::optional<BurstFigures> burst_from_json(const json& value) {
-  if (!value.is_object()) return std::nullopt;
-  const auto number = [&](const char* key) -> std::optional<double> {
-    const auto it = value.find(key);
-    if (it == value.end() || !it->is_number() || it->get<double>() < 0) return std::nullopt;
-    return it->get<double>();
-  };
-  const auto pings = number("pings"), pongs = number("pongs"),
-             time = number("time_to_last_pong_ms"), rate = number("pongs_per_second");
-  if (!pings || !pongs || !time || !rate) return std::nullopt;
-  return BurstFigures{static_cast<std::size_t>(*pings), static_cast<std::size_t>(*pongs), *time,
-                      *rate};
+json to_json(const Finding& finding) {
+  json out = {{"check", finding.check},
+              {"transport", finding.transport},
+              {"level", to_string(finding.level)},
+              {"verdict", to_string(finding.verdict)},
+              {"spec", refs_json(finding.spec)},
+              {"expected", finding.expected},
+              {"cases", finding.cases},
+              {"example", finding.example},
+              {"example_case", finding.example_case}};
+  if (finding.expectation != Expectation::kNone) {
+    out["baseline"] = {{"status", to_string(finding.expectation)},
+                       {"reason", finding.expectation_reason}};
+  }
+  return out;
 }
 
 json to_json(const CaseResult& result) {
   json checks = json::array();
   for (const auto& check : result.checks) checks.push_back(to_json(check));
+  json not_judged = json::array();
+  for (const auto& check : result.not_judged) {
+    not_judged.push_back({{"id", check.id},
+                          {"level", to_string(check.level)},
+                          {"expected", check.expected},
+                          {"why", check.why}});
+  }
   json out = {{"case", result.case_id},
               {"transport", result.transport},
               {"title", result.title},
@@ -132,6 +156,7 @@ json to_json(const CaseResult& result) {
               {"duration_ms", result.duration_ms},
               {"checks", checks},
               {"evidence_dir", result.evidence_dir.string()}};
+  if (!not_judged.empty()) out["not_judged"] = std::move(not_judged);
   if (!result.reason.empty()) out["reason"] = result.reason;
   if (result.expectation != CaseResult::Expectation::kNone) {
     out["baseline"] = {{"status", to_string(result.expectation)},
@@ -155,6 +180,17 @@ json to_json(const RunResult& run) {
   const VerdictCounts c = count_verdicts(run.cases);
   json cases = json::array();
   for (const auto& result : run.cases) cases.push_back(to_json(result));
+  json findings = json::array();
+  for (const auto& finding : run.findings) findings.push_back(to_json(finding));
+  json causes = json::array();
+  for (const auto& cause : root_causes(run)) {
+    causes.push_back({{"check", cause.check},
+                      {"transport", cause.transport},
+                      {"verdict", to_string(cause.verdict)},
+                      {"finding", cause.finding},
+                      {"cases", cause.cases},
+                      {"evidence", cause.evidence}});
+  }
   json out = {{"format", "mcp-ping-conformance-results/1"},
               {"suite", {{"name", "mcp-ping-conformance"}, {"version", run.info.suite_version}}},
               {"run",
@@ -176,6 +212,8 @@ json to_json(const RunResult& run) {
                 {"unsupported", c.unsupported},
                 {"informational", c.informational},
                 {"error", c.error}}},
+              {"findings", findings},
+              {"root_causes", causes},
               {"cases", cases}};
   if (!run.baseline_file.empty()) {
     out["baseline"] = {{"file", run.baseline_file},
@@ -237,19 +275,33 @@ RunResult read_results_json(const std::filesystem::path& file) {
         check.expected = k.value("expected", "");
         check.actual = k.value("actual", "");
         check.outcome = parse_outcome(k.value("outcome", "")).value_or(Outcome::Broken);
-        check.collateral = k.value("collateral", false);
+        check.kind = parse_check_kind(k.value("kind", "subject")).value_or(CheckKind::Subject);
         check.latency_ms = k.value("latency_ms", std::vector<double>{});
         if (k.contains("burst")) check.burst = burst_from_json(k["burst"]);
         if (k.contains("at_ms")) check.at_ms = k["at_ms"].get<double>();
-        for (const auto& ref : k.value("spec", json::array())) {
-          check.spec.push_back(
-              {ref.value("key", ""), ref.value("url", ""), ref.value("revision", ""),
-               ref.value("text", ""),
-               binds_from_string(ref.value("binds", "")).value_or(Binds::Definition)});
-        }
+        check.spec = refs_from_json(k.value("spec", json::array()));
         result.checks.push_back(std::move(check));
       }
+      for (const auto& k : c.value("not_judged", json::array())) {
+        NotJudgedCheck check;
+        check.id = k.at("id").get<std::string>();
+        check.short_id = check.id.substr(check.id.find(':') + 1);
+        check.level = parse_level(k.value("level", "MUST")).value_or(Level::Must);
+        check.expected = k.value("expected", "");
+        check.why = k.value("why", "");
+        result.not_judged.push_back(std::move(check));
+      }
       run.cases.push_back(std::move(result));
+    }
+    run.findings = collect_findings(run.cases);
+    for (const auto& f : doc.value("findings", json::array())) {
+      const auto it = std::find_if(run.findings.begin(), run.findings.end(), [&](const Finding& x) {
+        return x.check == f.value("check", "") && x.transport == f.value("transport", "");
+      });
+      if (it != run.findings.end() && f.contains("baseline")) {
+        it->expectation = parse_expectation(f["baseline"].value("status", ""));
+        it->expectation_reason = f["baseline"].value("reason", "");
+      }
     }
     return run;
   } catch (const json::exception& e) {

@@ -57,67 +57,119 @@ void write_property(std::ostringstream& out, const std::string& name, const std:
       << "\"/>\n";
 }
 
-void write_testcase(std::ostringstream& out, const CaseResult& result, bool strict) {
-  out << "    <testcase classname=\"mcp." << xml_escape(result.transport) << "\" name=\""
-      << xml_escape(result.case_id) << "\" time=\"" << seconds(result.duration_ms) << "\"";
-  const bool non_strict_fails = strict && result.verdict == Verdict::NonStrict;
-  const auto notable = notable_checks(result);
-  const std::string first_headline = notable.empty() ? result.reason : check_headline(*notable[0]);
+// What a <testcase> says, for a case or a finding alike.
+struct TestcaseText {
+  std::string classname;
+  std::string name;
+  double duration_ms = 0;
+  Verdict verdict = Verdict::Pass;
+  Expectation expectation = Expectation::kNone;
+  std::string expectation_reason;
+  std::string reason;    // UNSUPPORTED: why
+  std::string headline;  // the first notable check
+  std::string evidence;  // the failure body
+};
+
+void write_testcase(std::ostringstream& out, const TestcaseText& t, bool strict) {
+  out << "    <testcase classname=\"" << xml_escape(t.classname) << "\" name=\""
+      << xml_escape(t.name) << "\" time=\"" << seconds(t.duration_ms) << "\"";
+  const bool non_strict_fails = strict && t.verdict == Verdict::NonStrict;
   // What a baseline says comes first: expected failures are skipped, stale entries fail.
-  if (result.verdict != Verdict::Error) {
-    switch (result.expectation) {
-      case CaseResult::Expectation::kExpectedFailure:
+  if (t.verdict != Verdict::Error) {
+    switch (t.expectation) {
+      case Expectation::kExpectedFailure:
         out << ">\n      <skipped type=\"xfail\" message=\""
-            << xml_escape(shorten("expected failure (baseline): " + result.expectation_reason, 400))
-            << "\"/>\n      <system-out>" << xml_escape(evidence_text(result))
+            << xml_escape(shorten("expected failure (baseline): " + t.expectation_reason, 400))
+            << "\"/>\n      <system-out>" << xml_escape(t.evidence)
             << "</system-out>\n    </testcase>\n";
         return;
-      case CaseResult::Expectation::kStale:
+      case Expectation::kStale:
         out << ">\n      <failure type=\"STALE\" message=\""
-            << xml_escape(shorten(
-                   "stale baseline entry: the case passed; " + result.expectation_reason, 400))
+            << xml_escape(shorten("stale baseline entry: it passed; " + t.expectation_reason, 400))
             << "\"/>\n    </testcase>\n";
         return;
-      case CaseResult::Expectation::kFlaky:
-        if (result.verdict == Verdict::Pass) break;
+      case Expectation::kFlaky:
+        if (t.verdict == Verdict::Pass) break;
         out << ">\n      <system-out>"
-            << xml_escape("flaky (baseline, not gating): " + result.expectation_reason + "\n" +
-                          evidence_text(result))
+            << xml_escape("flaky (baseline, not gating): " + t.expectation_reason + "\n" +
+                          t.evidence)
             << "</system-out>\n    </testcase>\n";
         return;
-      case CaseResult::Expectation::kNone:
+      case Expectation::kNone:
         break;
     }
   }
-  switch (result.verdict) {
+  switch (t.verdict) {
     case Verdict::Pass:
       out << "/>\n";
       return;
     case Verdict::Unsupported:
-      out << ">\n      <skipped message=\"" << xml_escape("UNSUPPORTED: " + result.reason)
-          << "\"/>\n";
+      out << ">\n      <skipped message=\"" << xml_escape("UNSUPPORTED: " + t.reason) << "\"/>\n";
       break;
     case Verdict::Error:
-      out << ">\n      <error type=\"ERROR\" message=\"" << xml_escape(shorten(first_headline, 400))
-          << "\">" << xml_escape(evidence_text(result)) << "</error>\n";
+      out << ">\n      <error type=\"ERROR\" message=\"" << xml_escape(shorten(t.headline, 400))
+          << "\">" << xml_escape(t.evidence) << "</error>\n";
       break;
     case Verdict::Fail:
     case Verdict::NonStrict:
-      if (result.verdict == Verdict::Fail || non_strict_fails) {
-        out << ">\n      <failure type=\"" << to_string(result.verdict) << "\" message=\""
-            << xml_escape(shorten(first_headline, 400)) << "\">"
-            << xml_escape(evidence_text(result)) << "</failure>\n";
+      if (t.verdict == Verdict::Fail || non_strict_fails) {
+        out << ">\n      <failure type=\"" << to_string(t.verdict) << "\" message=\""
+            << xml_escape(shorten(t.headline, 400)) << "\">" << xml_escape(t.evidence)
+            << "</failure>\n";
         break;
       }
       [[fallthrough]];
     case Verdict::Informational:
       // Not a failure in this mode, but worth reading: keep it visible as output.
       out << ">\n      <system-out>"
-          << xml_escape(std::string(to_string(result.verdict)) + "\n" + evidence_text(result))
-          << "</system-out>\n";
+          << xml_escape(std::string(to_string(t.verdict)) + "\n" + t.evidence) << "</system-out>\n";
       break;
   }
   out << "    </testcase>\n";
+}
+
+TestcaseText case_text(const CaseResult& result) {
+  const auto notable = notable_checks(result);
+  return {"mcp." + result.transport,
+          result.case_id,
+          result.duration_ms,
+          result.verdict,
+          result.expectation,
+          result.expectation_reason,
+          result.reason,
+          notable.empty() ? result.reason : check_headline(*notable[0]),
+          evidence_text(result)};
+}
+
+TestcaseText finding_text(const Finding& finding) {
+  std::string evidence = finding_line(finding) + "\n  Expected: " + finding.expected +
+                         "\n  first seen in " + finding.example_case + ": " + finding.example +
+                         "\n  cases: " + join(finding.cases, ", ") + "\n";
+  for (const auto& ref : finding.spec)
+    evidence += "  spec: \"" + ref.text + "\"\n        " + ref.url + "\n";
+  return {"mcp." + finding.transport + ".findings",
+          finding.check,
+          0,
+          finding.verdict,
+          finding.expectation,
+          finding.expectation_reason,
+          "",
+          finding_line(finding),
+          evidence};
+}
+
+// Counts of one <testsuite>'s findings, added to its cases' counts.
+void count_findings(const std::vector<const Finding*>& findings, bool strict, std::size_t& tests,
+                    std::size_t& failed, std::size_t& skipped) {
+  for (const Finding* f : findings) {
+    ++tests;
+    if (f->expectation == Expectation::kExpectedFailure) {
+      ++skipped;
+    } else if (f->expectation == Expectation::kStale ||
+               (f->expectation == Expectation::kNone && verdict_fails(f->verdict, strict))) {
+      ++failed;
+    }
+  }
 }
 
 }  // namespace
@@ -171,7 +223,8 @@ std::string xml_escape(const std::string& text) {
 }
 
 std::string render_junit(const RunResult& run) {
-  // One <testsuite> per transport, in the order the transports first appear.
+  // One <testsuite> per transport, in the order the transports first appear, and one more
+  // per transport for its findings.
   std::vector<std::string> transports;
   std::map<std::string, std::vector<const CaseResult*>> by_transport;
   for (const auto& result : run.cases) {
@@ -179,13 +232,29 @@ std::string render_junit(const RunResult& run) {
     if (bucket.empty()) transports.push_back(result.transport);
     bucket.push_back(&result);
   }
+  std::map<std::string, std::vector<const Finding*>> findings;
+  for (const auto& finding : run.findings) findings[finding.transport].push_back(&finding);
+  const bool strict = run.info.strict;
   const VerdictCounts all = count_verdicts(run.cases);
+  std::size_t tests = all.total, failed = failures(all, strict),
+              skipped = all.unsupported + all.expected_failures;
+  for (const auto& [transport, list] : findings)
+    count_findings(list, strict, tests, failed, skipped);
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"mcp-ping-conformance\" tests=\"" << all.total << "\" failures=\""
-      << failures(all, run.info.strict) << "\" errors=\"" << all.error << "\" skipped=\""
-      << all.unsupported + all.expected_failures << "\" time=\"" << seconds(run.duration_ms)
-      << "\">\n";
+  out << "<testsuites name=\"mcp-ping-conformance\" tests=\"" << tests << "\" failures=\"" << failed
+      << "\" errors=\"" << all.error << "\" skipped=\"" << skipped << "\" time=\""
+      << seconds(run.duration_ms) << "\">\n";
+  const auto properties = [&](const std::string& transport) {
+    out << "    <properties>\n";
+    write_property(out, "suite_version", run.info.suite_version);
+    write_property(out, "strictness", strict ? "strict" : "lenient");
+    write_property(out, "revision", run.info.revision);
+    write_property(out, "transport", transport);
+    write_property(out, "timeout_multiplier", std::to_string(run.info.timeout_multiplier));
+    if (!run.baseline_file.empty()) write_property(out, "baseline", run.baseline_file);
+    out << "    </properties>\n";
+  };
   for (const auto& transport : transports) {
     std::vector<CaseResult> cases;
     double time_ms = 0;
@@ -195,18 +264,21 @@ std::string render_junit(const RunResult& run) {
     }
     const VerdictCounts counts = count_verdicts(cases);
     out << "  <testsuite name=\"mcp." << xml_escape(transport) << "\" tests=\"" << counts.total
-        << "\" failures=\"" << failures(counts, run.info.strict) << "\" errors=\"" << counts.error
+        << "\" failures=\"" << failures(counts, strict) << "\" errors=\"" << counts.error
         << "\" skipped=\"" << counts.unsupported + counts.expected_failures << "\" time=\""
         << seconds(time_ms) << "\">\n";
-    out << "    <properties>\n";
-    write_property(out, "suite_version", run.info.suite_version);
-    write_property(out, "strictness", run.info.strict ? "strict" : "lenient");
-    write_property(out, "revision", run.info.revision);
-    write_property(out, "transport", transport);
-    write_property(out, "timeout_multiplier", std::to_string(run.info.timeout_multiplier));
-    if (!run.baseline_file.empty()) write_property(out, "baseline", run.baseline_file);
-    out << "    </properties>\n";
-    for (const auto& result : cases) write_testcase(out, result, run.info.strict);
+    properties(transport);
+    for (const auto& result : cases) write_testcase(out, case_text(result), strict);
+    out << "  </testsuite>\n";
+    const auto& list = findings[transport];
+    if (list.empty()) continue;
+    std::size_t f_tests = 0, f_failed = 0, f_skipped = 0;
+    count_findings(list, strict, f_tests, f_failed, f_skipped);
+    out << "  <testsuite name=\"mcp." << xml_escape(transport) << ".findings\" tests=\"" << f_tests
+        << "\" failures=\"" << f_failed << "\" errors=\"0\" skipped=\"" << f_skipped
+        << "\" time=\"0.000\">\n";
+    properties(transport);
+    for (const Finding* finding : list) write_testcase(out, finding_text(*finding), strict);
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

@@ -108,6 +108,45 @@ std::string markdown_cell(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// One cause behind three or more cases, named once before the cases it explains.
+std::string root_causes_section(const RunResult& run) {
+  const auto causes = root_causes(run);
+  if (causes.empty()) return {};
+  std::ostringstream out;
+  out << "\n### Root causes\n\nOne defect behind several cases: fix it first.\n\n"
+         "| cases | transport | check | verdict | first evidence |\n|---|---|---|---|---|\n";
+  for (const auto& cause : causes) {
+    out << "| " << cause.cases.size() << " | " << cause.transport << " | `" << cause.check << "`"
+        << (cause.finding ? " (finding)" : "") << " | " << to_string(cause.verdict) << " | "
+        << markdown_cell(shorten(cause.evidence, 160)) << " |\n";
+  }
+  return out.str();
+}
+
+// Collateral checks: the client in general, judged once per run and transport.
+std::string findings_section(const RunResult& run) {
+  if (run.findings.empty()) return {};
+  std::ostringstream out;
+  out << "\n### Findings\n\nAbout the transport or the client in general, not one case's "
+         "subject: each is judged once by its own level and never changes a case's verdict.\n\n"
+         "| check | transport | level | verdict | cases | first evidence |\n"
+         "|---|---|---|---|---|---|\n";
+  for (const auto& f : run.findings) {
+    std::string verdict(to_string(f.verdict));
+    if (f.expectation == Expectation::kExpectedFailure) verdict += " (baseline)";
+    if (f.expectation == Expectation::kStale) verdict = "stale baseline entry";
+    if (f.expectation == Expectation::kFlaky) verdict += " (flaky)";
+    out << "| `" << f.check << "` | " << f.transport << " | " << to_string(f.level) << " | "
+        << verdict << " | " << f.cases.size() << " | " << markdown_cell(shorten(f.example, 160))
+        << " |\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
 std::string closing_line(const RunResult& run) {
   const VerdictCounts c = count_verdicts(run.cases);
   std::ostringstream line;
@@ -134,16 +173,7 @@ std::string render_summary_markdown(const RunResult& run) {
       << " |\n| INFORMATIONAL | " << c.informational << " |\n| UNSUPPORTED | " << c.unsupported
       << " |\n| ERROR | " << c.error << " |\n";
 
-  const auto collateral = collateral_defects(run);
-  if (!collateral.empty()) {
-    out << "\n### Collateral defects\n\nOne defect outside the cases' subject; each case's own "
-           "checks are still judged apart.\n\n| check | level | cases | first seen |\n"
-           "|---|---|---|---|\n";
-    for (const auto& d : collateral) {
-      out << "| `" << d.check << "` | " << to_string(d.level) << " | " << d.cases << " | "
-          << markdown_cell(shorten(d.example, 160)) << " |\n";
-    }
-  }
+  out << root_causes_section(run) << findings_section(run);
   std::ostringstream failing;
   for (const auto& result : run.cases) {
     if (!case_fails_run(result, run.info.strict)) continue;

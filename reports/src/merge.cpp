@@ -36,6 +36,25 @@ void join(LabelledRun& client, const RunResult& shard) {
     if (std::find(entries.begin(), entries.end(), entry) == entries.end()) entries.push_back(entry);
   }
   if (run.baseline_file.empty()) run.baseline_file = shard.baseline_file;
+  // Kept for their baseline marks; collected again over all shards' cases once joined.
+  run.findings.insert(run.findings.end(), shard.findings.begin(), shard.findings.end());
+}
+
+// One finding per check and transport over every shard, with what the shards' baseline said.
+void collect_again(RunResult& run) {
+  auto marked = std::move(run.findings);
+  run.findings = collect_findings(run.cases);
+  for (const auto& mark : marked) {
+    const auto it = std::find_if(run.findings.begin(), run.findings.end(), [&](const Finding& f) {
+      return f.check == mark.check && f.transport == mark.transport;
+    });
+    if (it == run.findings.end()) {
+      if (mark.expectation == Expectation::kStale) run.findings.push_back(mark);
+    } else if (it->expectation == Expectation::kNone && mark.expectation != Expectation::kStale) {
+      it->expectation = mark.expectation;
+      it->expectation_reason = mark.expectation_reason;
+    }
+  }
 }
 
 }  // namespace
@@ -58,6 +77,7 @@ std::vector<LabelledRun> merge_shards(const std::vector<LabelledRun>& shards) {
                      [](const CaseResult& a, const CaseResult& b) {
                        return std::tie(a.case_id, a.transport) < std::tie(b.case_id, b.transport);
                      });
+    collect_again(client.run);
   }
   return clients;
 }
@@ -79,6 +99,10 @@ RunResult combined_run(const std::vector<LabelledRun>& clients) {
     for (CaseResult result : run.cases) {
       if (several) result.transport = label + "." + result.transport;
       combined.cases.push_back(std::move(result));
+    }
+    for (Finding finding : run.findings) {
+      if (several) finding.transport = label + "." + finding.transport;
+      combined.findings.push_back(std::move(finding));
     }
   }
   return combined;

@@ -69,30 +69,124 @@ std::vector<const CheckResult*> notable_checks(const CaseResult& result) {
   }
   // The case's own subject first, then collateral checks; the worst first within each.
   std::stable_sort(notable.begin(), notable.end(), [](const CheckResult* a, const CheckResult* b) {
-    if (a->collateral != b->collateral) return !a->collateral;
+    const bool a_collateral = a->kind == CheckKind::Collateral;
+    const bool b_collateral = b->kind == CheckKind::Collateral;
+    if (a_collateral != b_collateral) return !a_collateral;
     return static_cast<int>(a->verdict) > static_cast<int>(b->verdict);
   });
   return notable;
 }
 
-std::vector<CollateralDefect> collateral_defects(const RunResult& run) {
-  std::vector<CollateralDefect> defects;
-  for (const auto& result : run.cases) {
+std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases) {
+  std::vector<Finding> findings;
+  for (const auto& result : cases) {
     for (const auto& check : result.checks) {
-      if (!check.collateral || !verdict_fails(check.verdict, run.info.strict)) continue;
-      auto it = std::find_if(defects.begin(), defects.end(),
-                             [&](const CollateralDefect& d) { return d.check == check.short_id; });
-      if (it == defects.end()) {
-        defects.push_back({check.short_id, check.level, 0, check.actual});
-        it = defects.end() - 1;
+      if (check.kind != CheckKind::Collateral || check.verdict == Verdict::Pass) continue;
+      auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) {
+        return f.check == check.short_id && f.transport == result.transport;
+      });
+      if (it == findings.end()) {
+        Finding f;
+        f.check = check.short_id;
+        f.transport = result.transport;
+        f.level = check.level;
+        f.verdict = check.verdict;
+        f.spec = check.spec;
+        f.expected = check.expected;
+        f.example = check.actual;
+        f.example_case = result.case_id;
+        findings.push_back(std::move(f));
+        it = findings.end() - 1;
+      } else if (worst(it->verdict, check.verdict) != it->verdict) {
+        it->verdict = check.verdict;
+        it->example = check.actual;
+        it->example_case = result.case_id;
       }
-      ++it->cases;
+      if (it->cases.empty() || it->cases.back() != result.case_id)
+        it->cases.push_back(result.case_id);
     }
   }
-  std::stable_sort(
-      defects.begin(), defects.end(),
-      [](const CollateralDefect& a, const CollateralDefect& b) { return a.cases > b.cases; });
-  return defects;
+  return findings;
+}
+
+bool finding_fails_run(const Finding& finding, bool strict) {
+  switch (finding.expectation) {
+    case Expectation::kExpectedFailure:
+    case Expectation::kFlaky:
+      return false;
+    case Expectation::kStale:
+      return true;
+    case Expectation::kNone:
+      break;
+  }
+  return verdict_fails(finding.verdict, strict);
+}
+
+RunStatus run_status(const RunResult& run) {
+  const bool error = std::any_of(run.cases.begin(), run.cases.end(),
+                                 [](const CaseResult& c) { return c.verdict == Verdict::Error; });
+  if (error) return RunStatus::kError;
+  const bool strict = run.info.strict;
+  const bool failed = std::any_of(run.cases.begin(), run.cases.end(),
+                                  [&](const CaseResult& c) { return case_fails_run(c, strict); }) ||
+                      std::any_of(run.findings.begin(), run.findings.end(),
+                                  [&](const Finding& f) { return finding_fails_run(f, strict); });
+  return failed ? RunStatus::kFailed : RunStatus::kOk;
+}
+
+namespace {
+
+// What "the same way" means for a subject check across cases: its outcome and the start of
+// its Actual, with numbers and quoted values (times, ids, nonces) left out.
+std::string cause_key(const CheckResult& check) {
+  std::string shape;
+  bool quoted = false;
+  for (const char c : check.actual.substr(0, 60)) {
+    if (c == '"') {
+      quoted = !quoted;
+      if (quoted) shape += "\"…\"";
+    } else if (!quoted && !(c >= '0' && c <= '9' && !shape.empty() && shape.back() == '#')) {
+      shape += (c >= '0' && c <= '9') ? '#' : c;
+    }
+  }
+  return std::string(to_string(check.outcome)) + "|" + shape;
+}
+
+bool notable(Verdict verdict) {
+  return verdict == Verdict::NonStrict || verdict == Verdict::Fail || verdict == Verdict::Error;
+}
+
+}  // namespace
+
+std::vector<RootCause> root_causes(const RunResult& run) {
+  std::vector<RootCause> causes;
+  for (const auto& f : run.findings) {
+    if (f.cases.size() >= kRootCauseMinCases && notable(f.verdict))
+      causes.push_back({f.check, f.transport, f.verdict, true, f.cases, f.example});
+  }
+  std::vector<std::pair<std::string, RootCause>> subject;  // key -> cause
+  for (const auto& result : run.cases) {
+    for (const auto& check : result.checks) {
+      if (check.kind != CheckKind::Subject || !notable(check.verdict)) continue;
+      const auto key = result.transport + "|" + check.short_id + "|" + cause_key(check);
+      auto it = std::find_if(subject.begin(), subject.end(),
+                             [&](const auto& entry) { return entry.first == key; });
+      if (it == subject.end()) {
+        subject.push_back(
+            {key, {check.short_id, result.transport, check.verdict, false, {}, check.actual}});
+        it = subject.end() - 1;
+      }
+      it->second.verdict = worst(it->second.verdict, check.verdict);
+      it->second.cases.push_back(result.case_id);
+    }
+  }
+  for (auto& [key, cause] : subject) {
+    if (cause.cases.size() >= kRootCauseMinCases) causes.push_back(std::move(cause));
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const RootCause& a, const RootCause& b) {
+    return a.cases.size() > b.cases.size();
+  });
+  return causes;
 }
 
 }  // namespace mcpping

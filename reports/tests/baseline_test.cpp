@@ -139,9 +139,9 @@ TEST(ApplyBaseline, ErrorsAreNeverExpected) {
 
 TEST(ApplyBaseline, EntriesNamingNothingAreReported) {
   Baseline baseline;
-  baseline.expected_failures = {{"ping/typo", "", std::nullopt, "r", 1},
-                                {"", "ping/idle:no-such-check", std::nullopt, "r", 2},
-                                {"", "ping/idle:driver:exit", std::nullopt, "r", 3}};
+  baseline.expected_failures = {{"ping/typo", "", "", std::nullopt, "r", 1},
+                                {"", "ping/idle:no-such-check", "", std::nullopt, "r", 2},
+                                {"", "ping/idle:driver:exit", "", std::nullopt, "r", 3}};
   auto run = make_run({});
   apply_baseline(baseline, known(), run);
   EXPECT_EQ(run.unknown_baseline_entries,

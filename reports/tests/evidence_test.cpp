@@ -43,14 +43,14 @@ TEST(Evidence, HeadlineHasLevelIdAndShortActual) {
   EXPECT_NE(headline.find("(500 bytes)"), std::string::npos) << "a cut says how much there was";
 }
 
-TEST(Evidence, SubjectChecksLeadAndCollateralOnesAreLabelled) {
+TEST(Evidence, SubjectChecksLeadAndFindingsAreLabelledAsNotTheCasesVerdict) {
   CaseResult result;
   result.case_id = "ping/x";
   result.verdict = Verdict::Fail;
   CheckResult rule;
   rule.id = "ping/x:http:session-id";
   rule.verdict = Verdict::Fail;
-  rule.collateral = true;
+  rule.kind = CheckKind::Collateral;
   CheckResult pong;
   pong.id = "ping/x:pong";
   pong.level = Level::Should;
@@ -60,8 +60,25 @@ TEST(Evidence, SubjectChecksLeadAndCollateralOnesAreLabelled) {
   ASSERT_EQ(notable.size(), 2u);
   EXPECT_EQ(notable[0]->id, "ping/x:pong");
   const auto text = evidence_text(result);
-  EXPECT_NE(text.find("ping/x:http:session-id [MUST] FAIL (collateral"), std::string::npos) << text;
-  EXPECT_NE(check_headline(rule).find("(collateral)"), std::string::npos);
+  EXPECT_NE(text.find("ping/x:http:session-id [MUST] FAIL (a finding of the run, not this case's "
+                      "subject"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(check_headline(rule).find("(finding of the run)"), std::string::npos);
+}
+
+TEST(Evidence, ChecksNotJudgedSayWhy) {
+  CaseResult result;
+  result.case_id = "http/pong-headers";
+  result.verdict = Verdict::Fail;
+  result.not_judged = {{"http/pong-headers:session-header", "session-header", Level::Must,
+                        "the POST carrying the response ...",
+                        "its premise never happened: a POST carried the client's response"}};
+  const auto text = evidence_text(result);
+  EXPECT_NE(text.find("[MUST] http/pong-headers:session-header \u2014 not judged: its premise "
+                      "never happened"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -92,24 +92,27 @@ TEST(HtmlReport, MatrixColoursEachCellAndLinksItsPage) {
   EXPECT_NE(deep.find("<a href=\"../../../../../index.html\">"), std::string::npos);
 }
 
-TEST(HtmlReport, IndexSaysOnceWhichCollateralDefectFailedManyCases) {
+TEST(HtmlReport, IndexNamesEachFindingOnceAndItsRootCause) {
   const auto dir = fresh_dir("collateral");
-  auto rule = make_check("ping/a:http:session-id", Verdict::Fail);
-  rule.collateral = true;
-  rule.actual = "POST without Mcp-Session-Id";
-  auto other = rule;
-  other.id = "ping/b:http:session-id";
-  write_html_report(
-      {{"client", make_run({make_case("ping/a", {rule}), make_case("ping/b", {other})})}}, dir);
+  std::vector<CaseResult> cases;
+  for (const char* id : {"ping/a", "ping/b", "ping/c"}) {
+    auto rule = make_check(std::string(id) + ":http:session-id", Verdict::Fail);
+    rule.short_id = "http:session-id";
+    rule.kind = CheckKind::Collateral;
+    rule.actual = "POST without Mcp-Session-Id";
+    cases.push_back(make_case(id, {rule}));
+  }
+  write_html_report({{"client", make_run(cases)}}, dir);
   const std::string index = read_text(dir / "index.html");
-  EXPECT_NE(index.find("<li><code>http:session-id</code> [MUST] failed in 2 case(s) of client: "
-                       "POST without Mcp-Session-Id</li>"),
+  EXPECT_NE(index.find("FAIL [MUST] http:session-id (stdio), 3 cases \u2014 POST without "
+                       "Mcp-Session-Id</li>"),
             std::string::npos)
       << index;
+  EXPECT_NE(index.find("<h2 id=\"root-causes\">"), std::string::npos) << index;
   write_html_report(
       {{"clean", make_run({make_case("ping/a", {make_check("ping/a:pong", Verdict::Fail)})})}},
       dir);
-  EXPECT_EQ(read_text(dir / "index.html").find("Collateral defects"), std::string::npos);
+  EXPECT_EQ(read_text(dir / "index.html").find("<h2 id=\"findings\">"), std::string::npos);
 }
 
 TEST(HtmlReport, CasePageShowsChecksSpecTimingsAndTranscript) {

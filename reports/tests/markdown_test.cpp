@@ -44,21 +44,28 @@ TEST(SummaryMarkdown, ListsFailuresWithReasonAndSpecLinkAndLatency) {
   EXPECT_NE(md.find("| `ping/b` | stdio | 1 | 0.25 | 0.25 | 0.25 |"), std::string::npos) << md;
 }
 
-// One collateral defect (a missing notifications/initialized) failing many cases is said once
-// at the top; each case's own reason stays its subject's check.
-TEST(SummaryMarkdown, SaysOnceWhenOneCollateralDefectExplainsManyFailures) {
+// One finding (a missing notifications/initialized) in many cases is said once at the top, as
+// a root cause; each case's own reason stays its subject's check.
+TEST(SummaryMarkdown, RegressionOneCauseFortyCasesAndNoLineThatNamesIt) {
   std::vector<CaseResult> cases;
   for (const char* id : {"ping/a", "ping/b", "ping/c"}) {
     auto handshake = make_check(std::string(id) + ":handshake", Verdict::Fail);
-    handshake.collateral = true;
+    handshake.short_id = "handshake";
+    handshake.kind = CheckKind::Collateral;
     handshake.actual = "no notifications/initialized";
     auto pong = make_check(std::string(id) + ":pong", Verdict::NonStrict, Level::Should);
     cases.push_back(make_case(id, {handshake, pong}));
   }
   const std::string md = render_summary_markdown(make_run(cases));
-  EXPECT_NE(md.find("### Collateral defects"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `handshake` | MUST | 3 | no notifications/initialized |"), std::string::npos)
+  EXPECT_NE(md.find("### Root causes"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 3 | stdio | `handshake` (finding) | FAIL | no notifications/initialized |"),
+            std::string::npos)
       << md;
+  EXPECT_NE(md.find("| `handshake` | stdio | MUST | FAIL | 3 | no notifications/initialized |"),
+            std::string::npos)
+      << md;
+  // The same subject check failing the same way in three cases is one cause too.
+  EXPECT_NE(md.find("| 3 | stdio | `pong` | NON_STRICT |"), std::string::npos) << md;
   EXPECT_NE(md.find("| `ping/a` | stdio | FAIL | `ping/a:pong` [SHOULD]"), std::string::npos)
       << "a case's reason leads with its own subject\n"
       << md;

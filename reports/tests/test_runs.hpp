@@ -38,6 +38,7 @@ inline RunResult make_run(std::vector<CaseResult> cases, bool strict = false) {
   run.info.driver_argv = {"./driver", "--flag"};
   run.started_at = "2026-11-29T23:00:00Z";
   run.cases = std::move(cases);
+  run.findings = collect_findings(run.cases);
   return run;
 }
 

@@ -1,8 +1,53 @@
 #include "core/check.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
+
+#include "core/check_registry.hpp"
+#include "core/text.hpp"
 
 namespace mcpping {
+
+namespace {
+
+constexpr std::array<std::pair<CheckKind, std::string_view>, 3> kKinds = {{
+    {CheckKind::Subject, "subject"},
+    {CheckKind::Fate, "fate"},
+    {CheckKind::Collateral, "collateral"},
+}};
+
+// Prefixes of the ids the suite records on its own, now or in a later version.
+constexpr std::array<std::string_view, 6> kReservedPrefixes = {
+    "transport:", "http:", "modern:", "driver:", "harness:", "wire:"};
+
+std::vector<std::string> parse_given(const FixtureReader& reader, const Json& given,
+                                     const std::string& pointer) {
+  std::vector<std::string> labels;
+  if (given.is_string()) {
+    labels.push_back(reader.nonempty_string(given, pointer));
+    return labels;
+  }
+  const auto& list = reader.array(given, pointer);
+  if (list.empty()) reader.fail(pointer, "must name at least one label");
+  for (std::size_t i = 0; i < list.size(); ++i)
+    labels.push_back(reader.nonempty_string(list[i], pointer + "/" + std::to_string(i)));
+  return labels;
+}
+
+}  // namespace
+
+std::string_view to_string(CheckKind kind) {
+  for (const auto& [value, name] : kKinds)
+    if (value == kind) return name;
+  return "subject";
+}
+
+std::optional<CheckKind> parse_check_kind(std::string_view text) {
+  for (const auto& [value, name] : kKinds)
+    if (name == text) return value;
+  return std::nullopt;
+}
 
 bool CheckDef::applies_to(std::string_view transport) const {
   return transports.empty() ||
@@ -10,18 +55,19 @@ bool CheckDef::applies_to(std::string_view transport) const {
 }
 
 Json to_json(const CheckDef& check) {
-  return Json{{"id", check.id}, {"level", to_string(check.level)}, {"spec", check.spec}};
+  Json out{{"id", check.id}, {"level", to_string(check.level)}, {"spec", check.spec}};
+  if (check.kind != CheckKind::Subject) out["kind"] = to_string(check.kind);
+  return out;
 }
 
 CheckDef parse_check(const FixtureReader& reader, const Json& value, const std::string& pointer,
                      const SpecReferences* refs) {
   reader.object(value, pointer);
-  reader.only_keys(value, {"id", "level", "spec"}, pointer);
+  reader.only_keys(value, {"id", "level", "spec", "given"}, pointer);
   CheckDef check;
   check.id = reader.nonempty_string(reader.member(value, "id", pointer), pointer + "/id");
   if (is_reserved_check_id(check.id)) {
-    reader.fail(pointer + "/id",
-                "\"" + check.id + "\" is reserved for the mock server's own checks");
+    reader.fail(pointer + "/id", "\"" + check.id + "\" is reserved for the suite's own checks");
   }
   const auto level_text = reader.string(reader.member(value, "level", pointer), pointer + "/level");
   const auto level = parse_level(level_text);
@@ -38,16 +84,23 @@ CheckDef parse_check(const FixtureReader& reader, const Json& value, const std::
     if (refs && !refs->count(key)) reader.fail(sp, "unknown spec reference \"" + key + "\"");
     check.spec.push_back(std::move(key));
   }
+  if (value.contains("given")) {
+    check.given = parse_given(reader, value["given"], pointer + "/given");
+    check.premise = given_premise(check.given);
+  }
   return check;
 }
 
-CheckDef handshake_check() {
-  return CheckDef{"handshake", Level::Must, {"lifecycle.init-first", "lifecycle.initialized"}};
+bool is_reserved_check_id(std::string_view id) {
+  return is_builtin_check(id) ||
+         std::any_of(kReservedPrefixes.begin(), kReservedPrefixes.end(),
+                     [&](std::string_view prefix) { return id.rfind(prefix, 0) == 0; });
 }
 
-bool is_reserved_check_id(std::string_view id) {
-  return id == handshake_check().id || id.rfind("transport:", 0) == 0 ||
-         id.rfind("modern:", 0) == 0;
+std::string given_premise(const std::vector<std::string>& labels) {
+  std::vector<std::string> quoted;
+  for (const auto& label : labels) quoted.push_back("\"" + label + "\"");
+  return "the server sent " + join(quoted, " and ");
 }
 
 }  // namespace mcpping

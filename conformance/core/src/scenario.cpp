@@ -193,6 +193,15 @@ std::optional<std::string> transport_absent_at(std::string_view transport,
   return std::nullopt;
 }
 
+std::string nearest_revision_on(std::string_view transport, std::string_view revision) {
+  const auto index = revision_index(revision);
+  if (!index || !transport_absent_at(transport, revision)) return std::string(revision);
+  const auto& all = known_revisions();
+  for (std::size_t i = *index + 1; i < all.size(); ++i)
+    if (!transport_absent_at(transport, all[i])) return all[i];
+  return std::string(revision);
+}
+
 const std::vector<std::string>& required_timeouts() {
   static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
                                                  "pong_cap_ms", "quiet_ms"};
@@ -329,7 +338,10 @@ Scenario parse_scenario(const std::string& text, const std::filesystem::path& fi
       if (auto problem = check_pattern(check.expect)) {
         c.fail(p + "/expect" + problem->pointer, problem->reason);
       }
-      if (dc.contains("given")) check.given = given_labels(c, dc["given"], s.script, p + "/given");
+      if (dc.contains("given")) {
+        check.check.given = given_labels(c, dc["given"], s.script, p + "/given");
+        check.check.premise = given_premise(check.check.given);
+      }
       add_check(c, all, check.check, p + "/id");
       s.driver_checks.push_back(std::move(check));
     }

@@ -105,6 +105,8 @@ Json to_json(const CheckRecord& record) {
   if (!record.latency_ms.empty()) out["latency_ms"] = record.latency_ms;
   if (record.step) out["step"] = *record.step;
   if (record.implicit) out["implicit"] = true;
+  if (record.check.kind != CheckKind::Subject) out["check_kind"] = to_string(record.check.kind);
+  if (record.burst) out["burst"] = to_json(*record.burst);
   return out;
 }
 
@@ -134,11 +136,20 @@ CheckRecord check_record_from_json(const Json& record) {
         required(record, "step", &Json::is_number_unsigned, "a step index").get<std::size_t>();
   }
   out.implicit = record.value("implicit", false);
+  if (record.contains("check_kind")) {
+    const auto kind = parse_check_kind(string_member(record, "check_kind"));
+    if (!kind) throw std::invalid_argument("unknown check_kind " + safe_dump(record["check_kind"]));
+    out.check.kind = *kind;
+  }
+  if (record.contains("burst")) {
+    out.burst = burst_from_json(record["burst"]);
+    if (!out.burst) throw std::invalid_argument("a malformed burst " + safe_dump(record["burst"]));
+  }
   out.t = required(record, "t", &Json::is_number, "a number").get<double>();
   for (const auto& [key, value] : record.items()) {
-    static const std::array<std::string_view, 11> kTyped = {
-        "kind",     "t",      "check",      "level", "spec",    "outcome",
-        "expected", "actual", "latency_ms", "step",  "implicit"};
+    static const std::array<std::string_view, 13> kTyped = {
+        "kind",   "t",          "check", "level",    "spec",       "outcome", "expected",
+        "actual", "latency_ms", "step",  "implicit", "check_kind", "burst"};
     if (std::find(kTyped.begin(), kTyped.end(), key) == kTyped.end()) out.details[key] = value;
   }
   return out;
@@ -199,6 +210,9 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
         break;
       case RecordKind::Event:
         result.last_event = text_of(record, "what");
+        // A fault the script armed that fired under a label: a premise of its checks.
+        if (record.contains("fired") && record["fired"].is_string())
+          result.sent_labels.insert(record["fired"].get<std::string>());
         if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
           result.negotiated = record["negotiated"].get<std::string>();
         break;

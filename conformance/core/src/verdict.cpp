@@ -7,8 +7,8 @@ namespace mcpping {
 namespace {
 
 constexpr std::array<std::string_view, 4> kLevelNames = {"MUST", "SHOULD", "INFO", "MAY"};
-constexpr std::array<std::string_view, 4> kOutcomeNames = {"met", "degraded", "broken",
-                                                           "not_reached"};
+constexpr std::array<std::string_view, 5> kOutcomeNames = {"met", "degraded", "broken",
+                                                           "not_reached", "not_judged"};
 constexpr std::array<std::string_view, 6> kVerdictNames = {
     "PASS", "INFORMATIONAL", "UNSUPPORTED", "NON_STRICT", "FAIL", "ERROR"};
 
@@ -43,17 +43,5 @@ std::optional<Verdict> parse_verdict(std::string_view text) {
 }
 
 Verdict worst(Verdict a, Verdict b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
-
-bool fails_run(Verdict verdict, bool strict) {
-  switch (verdict) {
-    case Verdict::Fail:
-    case Verdict::Error:
-      return true;
-    case Verdict::NonStrict:
-      return strict;
-    default:
-      return false;
-  }
-}
 
 }  // namespace mcpping

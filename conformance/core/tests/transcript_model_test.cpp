@@ -27,7 +27,7 @@ class TranscriptModel : public ::testing::Test {
   }
 
   static std::string start() {
-    return R"({"kind":"start","t":0,"version":2,"scenario":"s","transport":"stdio","revision":"2025-11-25"})"
+    return R"({"kind":"start","t":0,"version":3,"scenario":"s","transport":"stdio","revision":"2025-11-25"})"
            "\n";
   }
 
@@ -93,7 +93,7 @@ TEST_F(TranscriptModel, ReadsChecksLastEventAndEnd) {
 
 // Regression (revision gating by the negotiated version): the runner judged a case by
 // --revision alone. The handshake's `event` carries `negotiated` (a member of an existing kind:
-// the format version stays 2); the first one is the session's version.
+// the format version stays the same); the first one is the session's version.
 TEST_F(TranscriptModel, ReadsTheNegotiatedVersionOfTheFirstHandshake) {
   const auto file = write(
       start() +

@@ -33,14 +33,5 @@ TEST(Verdict, WorstIsTheMoreSevere) {
   EXPECT_EQ(worst(Verdict::Unsupported, Verdict::Informational), Verdict::Unsupported);
 }
 
-TEST(Verdict, StrictModeFailsOnNonStrict) {
-  EXPECT_FALSE(fails_run(Verdict::NonStrict, false));
-  EXPECT_TRUE(fails_run(Verdict::NonStrict, true));
-  EXPECT_TRUE(fails_run(Verdict::Fail, false));
-  EXPECT_TRUE(fails_run(Verdict::Error, false));
-  EXPECT_FALSE(fails_run(Verdict::Unsupported, true));
-  EXPECT_FALSE(fails_run(Verdict::Informational, true));
-}
-
 }  // namespace
 }  // namespace mcpping

@@ -32,11 +32,15 @@ std::vector<const Scenario*> select_scenarios(const std::vector<Scenario>& scena
 // such as the handshake, which every case makes); INFO when it declares none.
 Level highest_level(const Scenario& scenario);
 
-// {"format", "transports", "revisions", "cases": [{"id", "area", "title", "transports",
+// {"format", "transports", "revisions", "builtin_checks": [{"id", "level", "about",
+// "premise", "spec", "revisions", "expected"}], "cases": [{"id", "area", "title", "transports",
 // "revisions": {"from", "until"}, "exclusive", "deadline_kill", "level", "checks": [{"id",
-// "kind", "level", "implicit", "transports", "spec"[, "step"]}]}]}.
+// "kind", "level", "about", "premise", "implicit", "transports", "spec", "revisions"[,
+// "step"]}]}]}. "about" is subject, fate or collateral (docs/verdicts.md); "revisions" the
+// ones the check's sentences cover (from `refs`; omitted without them).
 // Throws std::invalid_argument as select_scenarios() does.
 nlohmann::ordered_json catalogue_json(const std::vector<Scenario>& scenarios,
-                                      const CatalogueSelection& selection = {});
+                                      const CatalogueSelection& selection = {},
+                                      const SpecReferences* refs = nullptr);
 
 }  // namespace mcpping

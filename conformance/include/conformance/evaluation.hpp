@@ -16,6 +16,8 @@ namespace mcpping {
 
 struct CaseObservations {
   std::string transport;
+  // The run's --revision: the session's revision when the transcript names none negotiated.
+  std::string revision = "2025-11-25";
   // nullopt when no driver ran (`serve`: a person drove the client): the driver-side checks
   // then have nothing to judge.
   std::optional<ChildOutcome> driver = ChildOutcome{};
@@ -26,22 +28,21 @@ struct CaseObservations {
   bool official_harness = false;
 };
 
-// A check the case declares that nothing observed can judge: a driver-side check when no
-// driver ran. Listed apart from the judged checks; it takes no part in the verdict.
-struct UnjudgedCheck {
-  std::string id;  // full id: "<case id>:<short id>"
-  Level level = Level::Must;
-  std::string expected;
-};
-
 struct Evaluation {
   Verdict verdict = Verdict::Pass;
   std::string reason;  // for UNSUPPORTED and ERROR
   CaseResult::Unsupported unsupported = CaseResult::Unsupported::kNo;
   std::vector<CheckResult> checks;
-  std::optional<double> focus_ms;         // transcript time of the first notable outcome
-  std::vector<UnjudgedCheck> not_judged;  // the driver-side checks, when no driver ran
+  std::optional<double> focus_ms;  // transcript time of the first notable outcome
+  // The checks nothing observed can judge (CaseResult::not_judged): no part of the verdict.
+  std::vector<NotJudgedCheck> not_judged;
 };
+
+// The case's verdict from its judged checks (docs/verdicts.md, "Subject, fate and findings"):
+// the worst NON_STRICT, FAIL or ERROR of its subject and fate checks; else PASS when a
+// subject check passed, INFORMATIONAL when its subject was only recorded; nullopt when no
+// subject check was judged at all. Collateral checks take no part.
+std::optional<Verdict> subject_verdict(const std::vector<CheckResult>& checks);
 
 Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& observed,
                          const SpecReferences& refs);

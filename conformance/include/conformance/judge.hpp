@@ -12,12 +12,8 @@ namespace mcpping {
 //   SHOULD   PASS   NON_STRICT     NON_STRICT     NON_STRICT
 //   MAY      PASS   INFORMATIONAL  INFORMATIONAL  INFORMATIONAL
 //   INFO     INFORMATIONAL, whatever happened
+// A check whose premise never happened (Outcome::NotJudged) has no verdict: the evaluation
+// lists it apart and never asks.
 Verdict judge(Level level, Outcome outcome);
-
-// The verdict of a check in a case whose script stopped because the client skipped something
-// it MAY or SHOULD skip and the rest of the case needs (a GET stream it never opened, a
-// stream it never resumed; the step that waited records that, under its own level): a check
-// never reached says nothing about the client, INFORMATIONAL; any other as judge() says.
-Verdict judge_behind_skip(Level level, Outcome outcome);
 
 }  // namespace mcpping

@@ -43,14 +43,14 @@ std::string client_step_text(const Json& step, const std::string& transport);
 // argv as a JSON array, and an "mcpServers" entry.
 std::string stdio_server_text(const std::vector<std::string>& argv);
 
-// The checks after the script ended: one line per judged check, the driver-side checks as not
-// judged, the evidence `run` prints for a case that did not pass, and a one-line verdict.
-std::string served_case_report(const CaseResult& result,
-                               const std::vector<UnjudgedCheck>& not_judged);
+// The checks after the script ended: one line per judged check, the checks not judged and
+// why (the driver-side ones: no driver in serve mode), the evidence `run` prints for a case
+// that did not pass, the case's findings, and a one-line verdict.
+std::string served_case_report(const CaseResult& result);
 
-// The exit status for a served case's verdict: 0 PASS, NON_STRICT, INFORMATIONAL and
-// UNSUPPORTED; 1 FAIL; 2 ERROR (the suite's own trouble).
-int served_exit_status(Verdict verdict);
+// The exit status of a served case as `run` has it for a run of that one case (lenient):
+// 0 nothing failed; 1 the case or one of its findings failed; 2 ERROR (the suite's own).
+int served_exit_status(const CaseResult& result);
 
 // The whole session: prepares the evidence folder, starts the HTTP mock server (stdio: the
 // client starts it), prints what to give the client and what it should do, waits until the

@@ -1,4 +1,5 @@
 // Waiting for client messages: expect, expect_none, await_get_stream, observe_client_pings.
+#include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
@@ -30,7 +31,7 @@ struct Expect final : Step {
       // Only a missing MUST message stops the script: a SHOULD, MAY or INFO check records its
       // absence and the case goes on to what it is about (a later step that needs the capture
       // stops it then).
-      if (check.level != Level::Must && why == Pump::Deadline) {
+      if (!miss_stops_script(check) && why == Pump::Deadline) {
         return StepResult::Ok;
       }
       run.stop_reason = "expected message did not arrive";

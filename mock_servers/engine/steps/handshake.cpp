@@ -11,7 +11,9 @@
 // its own: met when an initialize without Mcp-Session-Id arrives within `within`. Its
 // notifications/initialized is waited for the same way, but only the first handshake judges
 // it (the lifecycle check is `handshake`).
+#include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
+#include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
 #include "engine/run.hpp"
@@ -41,12 +43,12 @@ struct Handshake final : Step {
   Json capabilities;  // merged into the default server's (a case that logs declares logging)
 
   StepResult run(Run& run) const override {
-    const auto check = own_check.value_or(handshake_check());
+    const auto check = own_check.value_or(builtin_check("handshake"));
     const auto within_ms = run.timeout(within);
     const std::string expected = own_check
                                      ? "a new initialize request without Mcp-Session-Id within " +
                                            format_ms(within_ms) + " ms"
-                                     : kHandshakeExpected;
+                                     : std::string(builtin_expected("handshake"));
     const auto t0 = Clock::now();
     Pump why = Pump::Deadline;
     auto init = run.client.await_message(Json{{"method", "initialize"}, {"id", {{"$any", true}}}},
@@ -85,6 +87,18 @@ struct Handshake final : Step {
                              : std::string("none");
     const auto init_text =
         "initialize (protocolVersion " + offered + ") after " + format_ms(init_ms) + " ms";
+    // A revision the transport does not exist in: answered with the nearest one it does.
+    const auto& params = init->json.contains("params") ? init->json["params"] : Json();
+    const auto offered_version =
+        params.is_object() ? params.value("protocolVersion", Json()) : Json();
+    if (offered_version.is_string()) {
+      if (const auto absent =
+              transport_absent_at(run.defaults.transport, offered_version.get<std::string>())) {
+        run.record_implicit(builtin_check("transport:revision"),
+                            std::string(builtin_expected("transport:revision")),
+                            init_text + ": " + *absent + "; the server answered " + negotiated);
+      }
+    }
     if (own_check) {
       // A new session starts without the old session's id (Streamable HTTP).
       const auto carried = session_header(*init);
@@ -181,7 +195,7 @@ std::unique_ptr<Step> parse_handshake(StepParser& p) {
   }
   // The reserved `handshake` check is the first handshake's; a second handshake without a
   // check of its own declares it again and is refused as a duplicate.
-  if (!s->own_check) p.declare_check(handshake_check());
+  if (!s->own_check) p.declare_check(builtin_check("handshake"));
   p.capture(s->as);
   p.capture(s->as + "_result");
   return s;

@@ -2,6 +2,7 @@
 // (docs/http-mock-server.md).
 #include <algorithm>
 
+#include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
@@ -14,13 +15,15 @@ namespace {
 
 struct FailNextPost final : Step {
   Json pattern;
-  std::string with;  // "500", "404" or "reset"
+  std::string with;   // "500", "404" or "reset"
+  std::string label;  // optional: the checks `given` it are judged once it fired
 
   StepResult run(Run& run) const override {
     PostFault fault;
     fault.pattern = pattern;
     fault.captures = run.captures;
     fault.with = with;
+    fault.label = label;
     if (!run.channel.arm_post_fault(fault)) {
       run.transcript.event("this transport has no POSTs to fail");
       return run.fail("fail_next_post needs an HTTP transport");
@@ -70,17 +73,19 @@ struct ExpectPost final : Step {
                      [&](const ClientMessage& m) { return is_response(m.json) && all_in(); });
     }
     if (why == Pump::Interrupted && !all_in()) return run.after_wait(why);  // not reached
-    Outcome outcome = requests.empty() ? Outcome::Broken : Outcome::Met;
-    std::string actual =
-        requests.empty() ? "nothing was sent under \"" + label + "\" with an id" : std::string();
+    // The premise: a POST carried a response. Without one there are no headers to judge
+    // (the response's own check judges its absence).
+    Outcome outcome = Outcome::Met;
+    std::size_t posted = 0;
+    std::string actual;
     for (const auto& req : requests) {
       const auto* r = response_to(req);
       std::string text;
       if (!r) {
-        outcome = Outcome::Broken;
         text = "no response to id " + safe_dump(req.frame["id"]) + " within " +
                format_ms(within_ms) + " ms";
       } else {
+        ++posted;
         std::string why_not;
         if (!matches(pattern, r->meta, run.captures, &why_not)) {
           outcome = Outcome::Broken;
@@ -96,7 +101,14 @@ struct ExpectPost final : Step {
       }
       if (!text.empty()) actual += (actual.empty() ? "" : " | ") + text;
     }
-    if (actual.empty()) actual = std::to_string(requests.size()) + " POST(s), each matching";
+    if (posted == 0) {
+      outcome = Outcome::NotJudged;
+      actual = requests.empty()
+                   ? "nothing was sent under \"" + label + "\" with an id"
+                   : "no POST carried a response to \"" + label + "\" (" + actual + ")";
+    } else if (actual.empty()) {
+      actual = std::to_string(requests.size()) + " POST(s), each matching";
+    }
     run.record(check, outcome, expected, actual);
     return run.go_on(why);
   }
@@ -183,7 +195,7 @@ struct AwaitResume final : Step {
       run.record(check, Outcome::Broken, expected, actual);
       // What follows needs the resumed stream. A client that only SHOULD (or MAY) resume
       // leaves it unjudged, not failed: its own check says what it skipped.
-      if (check.level != Level::Must) {
+      if (!miss_stops_script(check)) {
         run.transcript.unsupported("the client did not resume " + *route + " (" +
                                    std::string(to_string(check.level)) +
                                    "): the checks that need the resumed stream are not judged");
@@ -247,6 +259,7 @@ std::unique_ptr<Step> parse_fail_next_post(StepParser& p) {
   if (with != Json(500) && with != Json(404) && with != Json("reset"))
     p.fail(p.pointer("with"), "must be 500, 404 or \"reset\"");
   s->with = with.is_string() ? with.get<std::string>() : std::to_string(with.get<int>());
+  s->label = p.define_label("label", /*answer=*/true).value_or("");
   return s;
 }
 
@@ -259,7 +272,7 @@ std::unique_ptr<Step> parse_expect_post(StepParser& p) {
                              p.pointer("preferred"));
   }
   s->within = p.timeout("within", "pong_cap_ms");
-  s->check = p.check("check");
+  s->check = p.check("check", "a POST carried the client's response to \"" + s->label + "\"");
   return s;
 }
 

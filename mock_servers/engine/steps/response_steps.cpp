@@ -236,10 +236,8 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
           to_last > 0 ? round3(static_cast<double>(latencies.size()) * 1000.0 / to_last) : 0;
       actual += "; the last pong " + format_ms(to_last) + " ms after the first ping (" +
                 format_ms(per_second) + " pongs/s)";
-      details["burst"] = {{"pings", requests.size()},
-                          {"pongs", latencies.size()},
-                          {"time_to_last_pong_ms", to_last},
-                          {"pongs_per_second", per_second}};
+      details["burst"] =
+          to_json(BurstFigures{requests.size(), latencies.size(), to_last, per_second});
     }
     if (!problems.empty())
       actual += "; " + std::to_string(problems.size()) + " problem(s): " + first_five(problems);

@@ -18,9 +18,11 @@ class BaselineError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Exactly one of case_id, check_id and finding is set.
 struct BaselineEntry {
-  std::string case_id;                   // "ping/idle"; empty when the entry names a check
-  std::string check_id;                  // "ping/idle:pong-while-idle"; empty for a case entry
+  std::string case_id;                   // "ping/idle"
+  std::string check_id;                  // "ping/idle:pong-while-idle"
+  std::string finding;                   // a collateral check: "http:session-id"
   std::optional<std::string> transport;  // only on this transport
   std::string reason;
   int line = 0;                  // in the file, for messages
@@ -43,8 +45,10 @@ struct KnownIds {
   std::set<std::string> checks;
 };
 
-// Marks each case of the run with what the baseline says of it, and records the entries
-// that name no known case or check. Cases that did not run are not judged.
+// Marks each case and finding of the run with what the baseline says of it, and records the
+// entries that name no known case or check. Cases that did not run are not judged; a
+// `finding` entry on a transport that ran, whose finding did not occur, is stale (a Finding
+// with verdict PASS is added to say so).
 void apply_baseline(const Baseline& baseline, const KnownIds& known, RunResult& run);
 
 // A baseline that expects exactly the failures of `run`, each with the failing check's

@@ -14,6 +14,7 @@ namespace mcpping {
 
 nlohmann::json to_json(const CheckResult& check);
 nlohmann::json to_json(const CaseResult& result);
+nlohmann::json to_json(const Finding& finding);
 
 // Writes <evidence_dir>/verdict.json.
 void write_case_verdict(const CaseResult& result);
@@ -49,12 +50,6 @@ struct Burst {
 // Every check with burst figures, in case order; of one transport's cases when `transport`
 // is not empty.
 std::vector<Burst> bursts_of(const RunResult& run, const std::string& transport = {});
-
-// {"pings", "pongs", "time_to_last_pong_ms", "pongs_per_second"}, as the mock server records
-// it in a check's details and results.json carries it per check.
-nlohmann::json to_json(const BurstFigures& burst);
-// nullopt unless `value` is such an object.
-std::optional<BurstFigures> burst_from_json(const nlohmann::json& value);
 
 std::string_view to_string(CaseResult::Expectation expectation);
 

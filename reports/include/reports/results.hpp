@@ -6,19 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "core/check.hpp"
+#include "core/latency.hpp"
 #include "core/spec_reference.hpp"
 #include "core/verdict.hpp"
 
 namespace mcpping {
-
-// Several pings written at once and judged by one check (`ping/burst`). Their pongs queue
-// behind each other, so they are reported as a burst, not as single-pong latencies.
-struct BurstFigures {
-  std::size_t pings = 0;            // requests written
-  std::size_t pongs = 0;            // valid pongs among the answers
-  double time_to_last_pong_ms = 0;  // the first ping written to the last pong received
-  double pongs_per_second = 0;      // pongs over that time
-};
 
 struct CheckResult {
   std::string id;  // full id: "<case id>:<short id>"
@@ -26,15 +19,27 @@ struct CheckResult {
   Level level = Level::Must;
   Outcome outcome = Outcome::Met;   // what was observed
   Verdict verdict = Verdict::Pass;  // what the judge made of level and outcome
-  // Not the case's own subject: recorded by a mock server on its own (a transport rule, an
-  // invalid line) or by the runner for the driver process.
-  bool collateral = false;
+  // Subject: the case's verdict. Fate: the client's process in this case. Collateral: a
+  // finding of the run (Finding), shown on the case's page as a note.
+  CheckKind kind = CheckKind::Subject;
   std::vector<SpecReference> spec;
   std::string expected;
   std::string actual;
   std::vector<double> latency_ms;     // pongs only
   std::optional<BurstFigures> burst;  // set when latency_ms are a burst's
   std::optional<double> at_ms;        // transcript time of the outcome, when known
+};
+
+// A check the case declares that was not judged, and why: its premise never happened (no
+// pong POST whose headers could be read, a fault that never fired), its sentences do not
+// apply at the session's revision, the script stopped behind something the client MAY skip,
+// or no driver ran (`serve`). Neither PASS nor FAIL: listed apart, no part of the verdict.
+struct NotJudgedCheck {
+  std::string id;  // full id: "<case id>:<short id>"
+  std::string short_id;
+  Level level = Level::Must;
+  std::string expected;
+  std::string why;
 };
 
 struct CaseResult {
@@ -55,6 +60,7 @@ struct CaseResult {
   };
   Unsupported unsupported = Unsupported::kNo;
   std::vector<CheckResult> checks;
+  std::vector<NotJudgedCheck> not_judged;
   double duration_ms = 0;
   std::filesystem::path evidence_dir;
   // Transcript lines around the first failing check, for failure messages.
@@ -87,15 +93,47 @@ struct RunInfo {
   double pong_cap_ms = 0;
 };
 
+// What a baseline says of a case or a finding (docs/baselines.md).
+using Expectation = CaseResult::Expectation;
+
+// A collateral check (the handshake, a transport or HTTP rule) over one transport of a run:
+// one defect of the client in general, named once with the cases it occurred in, judged by
+// its own level. It never changes a case's verdict.
+struct Finding {
+  std::string check;  // short id: "http:session-id"
+  std::string transport;
+  Level level = Level::Must;
+  Verdict verdict = Verdict::Pass;  // the worst of its occurrences
+  std::vector<SpecReference> spec;
+  std::string expected;
+  std::vector<std::string> cases;  // the case ids it occurred in, in run order
+  std::string example;             // the Actual of its first worst occurrence
+  std::string example_case;        // ... and that occurrence's case
+  Expectation expectation = Expectation::kNone;
+  std::string expectation_reason;
+};
+
 struct RunResult {
   RunInfo info;
   std::vector<CaseResult> cases;
+  std::vector<Finding> findings;  // collect_findings(cases), then the baseline
   double duration_ms = 0;
   std::string started_at;  // ISO 8601, UTC
   // Baseline entries that name no case or check of the catalogue (typos, removed cases).
   std::vector<std::string> unknown_baseline_entries;
   std::string baseline_file;
 };
+
+// The findings of `cases`: every collateral check that was not PASS, one per check id and
+// transport, in the order they first occurred.
+std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases);
+
+// The run's fail policy, in one place (docs/verdicts.md): a case or finding fails the run by
+// its verdict under the strictness unless a baseline expects it; a stale baseline entry
+// fails it; an ERROR is the suite's, exit status 2 whatever the baseline says.
+bool finding_fails_run(const Finding& finding, bool strict);
+enum class RunStatus { kOk, kFailed, kError };
+RunStatus run_status(const RunResult& run);
 
 // Counts by verdict, for closing lines and JUnit attributes.
 struct VerdictCounts {
@@ -107,19 +145,23 @@ struct VerdictCounts {
 // from the verdict they carry (an expected FAIL is not in `fail`).
 VerdictCounts count_verdicts(const std::vector<CaseResult>& cases);
 
-// The checks that are not PASS: those of the case's own subject first, then collateral ones,
-// the worst first within each.
+// The checks that are not PASS: those of the case's own subject and fate first, then
+// collateral ones, the worst first within each.
 std::vector<const CheckResult*> notable_checks(const CaseResult& result);
 
-// A collateral check (the handshake, a transport rule) that failed in several cases: one
-// defect outside those cases' subject, said once at the top of a report.
-struct CollateralDefect {
-  std::string check;  // short id, e.g. "handshake", "http:session-id"
-  Level level = Level::Must;
-  std::size_t cases = 0;
-  std::string example;  // the Actual of its first failure
+// One cause behind several cases, named once at the top of a report: a finding that occurred
+// in three or more cases, or the same subject check failing the same way in three or more
+// cases of a transport ("pong: no response within 2000 ms: 40 cases").
+struct RootCause {
+  std::string check;  // short id
+  std::string transport;
+  Verdict verdict = Verdict::Fail;
+  bool finding = false;            // a collateral finding, not a subject check
+  std::vector<std::string> cases;  // case ids
+  std::string evidence;            // the first occurrence's Actual
 };
-// Collateral checks that fail the run (under its strictness), most cases first.
-std::vector<CollateralDefect> collateral_defects(const RunResult& run);
+inline constexpr std::size_t kRootCauseMinCases = 3;
+// Root causes that are not PASS nor INFORMATIONAL, most cases first.
+std::vector<RootCause> root_causes(const RunResult& run);
 
 }  // namespace mcpping

@@ -47,14 +47,15 @@ const std::string& latest_legacy_revision();
 std::optional<std::string> transport_absent_at(std::string_view transport,
                                                std::string_view revision);
 
+// `revision`, or when `transport` does not exist in it, the oldest later revision it exists
+// in (Streamable HTTP: 2025-03-26).
+std::string nearest_revision_on(std::string_view transport, std::string_view revision);
+
 // A check on one of the driver's step lines.
 struct DriverCheck {
   CheckDef check;
   std::size_t step = 0;  // index into driver_steps
   Json expect;           // a pattern (docs/scenario-format.md)
-  // Labels of script sends the check is about: judged only once the server sent each of them
-  // (no blame and no credit without cause), else not reached.
-  std::vector<std::string> given;
 };
 
 // The timeout table: name -> milliseconds.

@@ -19,7 +19,7 @@ namespace mcpping {
 using Json = nlohmann::json;
 
 // Carried by the `start` record. A reader refuses any other version.
-inline constexpr int kTranscriptVersion = 2;
+inline constexpr int kTranscriptVersion = 3;
 
 enum class RecordKind {
   Start,
@@ -61,9 +61,10 @@ struct TranscriptRecords {
   // The protocol version the first handshake negotiated (an `event` record's `negotiated`):
   // the revision the session really ran at, which a case's revision range must include.
   std::optional<std::string> negotiated;
-  std::vector<CheckRecord> checks;    // in order
-  std::set<std::string> sent_labels;  // the labels of the frames the server sent
-  std::vector<Json> records;          // every record
+  std::vector<CheckRecord> checks;  // in order
+  // The labels the server acted under: frames it sent, faults it armed that fired.
+  std::set<std::string> sent_labels;
+  std::vector<Json> records;  // every record
 };
 
 // Reads transcript.jsonl. A missing file gives present=false. A torn last line (the server
