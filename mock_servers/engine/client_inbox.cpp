@@ -116,11 +116,9 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
     if (is_request(j) && method != "ping") ++client_requests;
     if (is_request(j) && era() == Era::Modern) check_modern_request(msg);
     if (claim && claim(msg)) return true;
-    if (is_request(j) && method == "ping") {
-      run_.send_one(answer_to_ping(j));
-    } else if (serving) {
+    if (serving) {
       if (auto answer = default_answer(j, run_.defaults, era())) run_.send_one(*answer);
-    } else {
+    } else if (!serve_in_passing(msg)) {
       inbox.push_back(std::move(msg));
     }
     return false;
@@ -136,17 +134,19 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
 
 Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
   auto& transcript = run_.transcript;
-  // Client pings the handshake held back for the script: the claim sees each first, the
-  // others are answered now.
+  // Default-service requests waiting in the inbox (held by the handshake or a discover step,
+  // or kept for a step that has run since): the claim sees each first.
   for (auto it = inbox.begin(); it != inbox.end();) {
-    if (!is_request(it->json) || method_of(it->json) != "ping") {
+    if (!is_request(it->json) || !default_service(method_of(it->json))) {
       ++it;
-      continue;
+    } else if (claim && claim(*it)) {
+      inbox.erase(it);
+      return Pump::Stopped;
+    } else if (serve_in_passing(*it)) {
+      it = inbox.erase(it);
+    } else {
+      ++it;
     }
-    auto msg = std::move(*it);
-    it = inbox.erase(it);
-    if (claim && claim(msg)) return Pump::Stopped;
-    run_.send_one(answer_to_ping(msg.json));
   }
   for (;;) {
     if (eof_) return Pump::Eof;
@@ -271,9 +271,18 @@ Era ClientInbox::era() const {
   return negotiated_version && revision_is_modern(*negotiated_version) ? Era::Modern : Era::Legacy;
 }
 
-Json ClientInbox::answer_to_ping(const Json& ping) const {
-  if (era() == Era::Modern) return make_error(ping["id"], -32601, "Method not found");
-  return make_result(ping["id"], Json::object());
+bool ClientInbox::serve_in_passing(const ClientMessage& message) {
+  const auto& request = message.json;
+  if (!is_request(request)) return false;
+  const auto method = method_of(request);
+  if (!default_service(method) || run_.later_step_takes(method)) return false;
+  Json extra{{"served", method}, {"id", request["id"]}};
+  if (run_.step_index < run_.script_size) extra["step"] = run_.step_index;
+  run_.transcript.event(
+      "served by default: " + describe_message(request) + " (no step of the script waits for it)",
+      std::move(extra));
+  if (auto answer = default_answer(request, run_.defaults, era())) run_.send_one(*answer);
+  return true;
 }
 
 void ClientInbox::check_modern_request(const ClientMessage& message) {

@@ -47,8 +47,10 @@ class ClientInbox {
   explicit ClientInbox(Run& run) : run_(run) {}
 
   // Processes what the client does until `claim` stops, the deadline, end of input, or the
-  // case deadline. Client pings nobody claims are answered at once; other requests and
-  // notifications wait in the inbox (or, when serving, get their default answer).
+  // case deadline. A request nobody claims gets the default service at once when it is one a
+  // real server answers whatever it is doing (default_service()) and no later step expects
+  // it; other requests and notifications wait in the inbox (or, when serving, get their
+  // default answer).
   Pump pump(Clock::time_point deadline, const Claim& claim);
 
   // Waits for a client request or notification matching `pattern`: first in the inbox, then
@@ -70,8 +72,6 @@ class ClientInbox {
   // server's own checks (modern:request-meta, MUST; modern:client-info, SHOULD), each once
   // per case; the request is processed all the same, as a lenient server would.
   void check_modern_request(const ClientMessage& message);
-  // The answer to a client ping: {} (legacy), or -32601 in a modern session (ping is gone).
-  Json answer_to_ping(const Json& ping) const;
 
   std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
   std::vector<ClientMessage> responses;  // every client response, in order
@@ -95,6 +95,10 @@ class ClientInbox {
   // A line holding a JSON array: its elements queued as messages (a batch the negotiated
   // version allows), or the line recorded as invalid.
   void on_array(const Incoming& in, const Json& array);
+  // The default service: answers `message` as the default server would and records it (an
+  // event naming method and id) when it is a default_service() request no later step takes.
+  // False when the message is not for it.
+  bool serve_in_passing(const ClientMessage& message);
   void invalid_message(const std::string& text, const std::string& why,
                        std::string_view spec = "stdio.client-writes-only-messages");
 

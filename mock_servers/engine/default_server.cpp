@@ -1,5 +1,7 @@
 #include "engine/default_server.hpp"
 
+#include <set>
+
 #include "core/scenario.hpp"
 #include "engine/modern.hpp"
 #include "engine/script.hpp"
@@ -24,6 +26,34 @@ Json make_result(const Json& id, Json result) {
 Json make_error(const Json& id, int code, const std::string& message) {
   return Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
+
+bool default_service(const std::string& method) {
+  static const std::set<std::string> methods = {
+      "ping",         "tools/list",          "resources/list",  "resources/templates/list",
+      "prompts/list", "completion/complete", "logging/setLevel"};
+  return methods.count(method) > 0;
+}
+
+namespace {
+
+// A request of a feature other than tools: the empty answer when the server declared the
+// capability, nullopt (-32601) when it did not.
+std::optional<Json> feature_result(const std::string& method, const Json& capabilities) {
+  const auto declared = [&](const char* capability) {
+    return capabilities.is_object() && capabilities.contains(capability);
+  };
+  if (method == "resources/list" && declared("resources"))
+    return Json{{"resources", Json::array()}};
+  if (method == "resources/templates/list" && declared("resources"))
+    return Json{{"resourceTemplates", Json::array()}};
+  if (method == "prompts/list" && declared("prompts")) return Json{{"prompts", Json::array()}};
+  if (method == "completion/complete" && declared("completions"))
+    return Json{{"completion", {{"values", Json::array()}}}};
+  if (method == "logging/setLevel" && declared("logging")) return Json::object();
+  return std::nullopt;
+}
+
+}  // namespace
 
 Json initialize_result(const Json& request, const ServerDefaults& d) {
   std::string version = d.revision;
@@ -78,6 +108,7 @@ std::optional<Json> default_answer(const Json& message, const ServerDefaults& d,
     return make_result(
         *id, Json{{"content", Json::array({{{"type", "text"}, {"text", (*args)["text"]}}})}});
   }
+  if (auto result = feature_result(name, d.capabilities)) return make_result(*id, *result);
   return make_error(*id, -32601, "Method not found");
 }
 

@@ -35,9 +35,15 @@ enum class Era { Legacy, Modern };
 // sends none (notifications, responses, anything without a usable id). In a modern session
 // ping and initialize are unknown methods (-32601: "If a client calls an unsupported RPC,
 // the server MUST return a Method not found JSON-RPC error"), server/discover is answered
-// and results carry resultType.
+// and results carry resultType. Listings, logging/setLevel and completion/complete are answered
+// when the capabilities declare their feature (an empty list), else -32601.
 std::optional<Json> default_answer(const Json& message, const ServerDefaults& defaults,
                                    Era era = Era::Legacy);
+
+// The requests a real server answers at once whatever else it is doing: listings, settings,
+// completion and the client's ping. The mock answers them while its script waits for something
+// else, unless a later step expects one (Run::later_step_takes).
+bool default_service(const std::string& method);
 
 // {"jsonrpc":"2.0","id":id,"result":result} and its error counterpart.
 Json make_result(const Json& id, Json result);

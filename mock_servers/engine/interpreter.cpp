@@ -12,7 +12,9 @@ namespace mcpping {
 
 struct Interpreter::Impl {
   Impl(const Json& resolved_, ParsedScript script_, Channel& channel, Transcript& transcript)
-      : resolved(resolved_), script(std::move(script_)), run(resolved_, channel, transcript) {}
+      : resolved(resolved_), script(std::move(script_)), run(resolved_, channel, transcript) {
+    for (const auto& step : script.steps) run.steps.push_back(step.step.get());
+  }
 
   const Json resolved;
   const ParsedScript script;

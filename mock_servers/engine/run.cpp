@@ -54,6 +54,13 @@ Run::Run(const Json& resolved, Channel& channel_, Transcript& transcript_)
   script_size = resolved.at("script").size();
 }
 
+bool Run::later_step_takes(const std::string& method) const {
+  for (auto i = step_index + 1; i < steps.size(); ++i) {
+    if (steps[i]->takes(method, *this)) return true;
+  }
+  return false;
+}
+
 void Run::record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
                  std::vector<double> latency, Json details) {
   record_for_step(step_index, check, outcome, std::move(expected), std::move(actual),

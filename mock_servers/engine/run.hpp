@@ -53,12 +53,13 @@ class Run {
 
   Channel& channel;
   Transcript& transcript;
-  const ServerDefaults defaults;
+  ServerDefaults defaults;  // the handshake adds the capabilities its case declares
   TimeoutTable timeouts;
   std::size_t line_cap = 0;
   std::size_t script_size = 0;
   Clock::time_point case_deadline;
 
+  std::vector<const Step*> steps;  // the script, for later_step_takes()
   Captures captures;
   std::map<std::string, std::vector<SentFrame>> labels;  // frames sent under each label
   std::vector<SentFrame> all_sent;
@@ -69,6 +70,11 @@ class Run {
   Pump abort_reason = Pump::Deadline;
   std::string stop_reason;
   std::optional<OwedInitialized> owed_initialized;
+
+  // Whether a step after the current one may take a client request of `method`: such a
+  // request waits in the inbox for it instead of getting the default service
+  // (docs/scenario-format.md, "Default service"). The current step has seen it already.
+  bool later_step_takes(const std::string& method) const;
 
   // A timeout of the table by name, in ms.
   double timeout(const std::string& name) const { return timeouts.at(name); }

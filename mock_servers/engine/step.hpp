@@ -23,6 +23,9 @@ class Step {
   virtual StepResult run(Run& run) const = 0;
   // The timeout (its name) this step always waits out, whatever the client does, if any.
   virtual const std::string* fixed_wait() const { return nullptr; }
+  // Whether the step may take a client request of `method` from the inbox (an `expect` of
+  // it): until it runs, such requests wait for it instead of getting the default service.
+  virtual bool takes(const std::string& /*method*/, const Run& /*run*/) const { return false; }
 };
 
 enum class StepTransports { Any, StdioOnly, HttpOnly, StreamableHttpOnly };

@@ -6,13 +6,38 @@
 namespace mcpping {
 namespace {
 
+using test::check_def;
 using test::count_checks;
 using test::FakeChannel;
 using test::FakeClient;
 using test::find_check;
 using test::fixture_script;
+using test::make_resolved;
 using test::records_of;
 using test::run;
+
+Json request(int id, const std::string& method) {
+  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+}
+
+const Json kInitialized = Json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+const Json kCall = Json::parse(
+    R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"nonce-1"}}})");
+
+// The "served by default" events, as (method, id).
+std::vector<std::pair<std::string, Json>> served(const std::vector<Json>& records) {
+  std::vector<std::pair<std::string, Json>> out;
+  for (const auto& e : records_of(records, "event"))
+    if (e.contains("served")) out.emplace_back(e["served"].get<std::string>(), e["id"]);
+  return out;
+}
+
+// The frame the server sent with this id, or null.
+Json sent_with_id(const FakeChannel& ch, const Json& id) {
+  for (const auto& f : ch.sent)
+    if (f.contains("id") && f["id"] == id && !f.contains("method")) return f;
+  return nullptr;
+}
 
 TEST(ClientInbox, UnsolicitedClientPingsAreAnsweredAtOnce) {
   FakeChannel ch;
@@ -27,6 +52,127 @@ TEST(ClientInbox, UnsolicitedClientPingsAreAnsweredAtOnce) {
   ASSERT_GE(ch.sent.size(), 2u);
   EXPECT_EQ(ch.sent[1], Json::parse(R"({"jsonrpc":"2.0","id":"keepalive-1","result":{}})"));
   EXPECT_EQ(find_check(r.records, "handshake")["outcome"], Json("met"));
+  EXPECT_EQ(served(r.records),
+            (std::vector<std::pair<std::string, Json>>{{"ping", "keepalive-1"}}));
+}
+
+// Regression: a client that lists tools inside connect (or before every call) waits for the
+// list before it sends its tools/call, and the script waited for the tools/call: call-received
+// read "waiting unmatched: tools/list id 5", the ping was never sent and the case failed. A
+// real server answers tools/list at once.
+TEST(ClientInbox, RegressionToolsListBeforeCallStalledTheScript) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("result") && f["id"] == Json(0)) {
+      client.write(kInitialized);
+      client.write(request(5, "tools/list"));
+    } else if (f.contains("result") && f["id"] == Json(5)) {
+      client.write(kCall);  // only once the list came, as such a library does
+    } else {
+      client.on_frame(f);
+    }
+  };
+  const auto r = run(fixture_script("ping/while-awaiting"), ch, client);
+  for (const auto* id : {"handshake", "call-received", "pong"})
+    EXPECT_EQ(find_check(r.records, id).value("outcome", ""), "met") << id;
+  EXPECT_TRUE(test::sent_call_result(ch));
+  EXPECT_EQ(sent_with_id(ch, 5)["result"]["tools"][0]["name"], Json("echo"));
+  EXPECT_EQ(served(r.records), (std::vector<std::pair<std::string, Json>>{{"tools/list", 5}}));
+  bool named = false;
+  for (const auto& e : records_of(r.records, "event"))
+    named |= e.value("what", "").rfind("served by default: tools/list id 5", 0) == 0;
+  EXPECT_TRUE(named);
+}
+
+// Every request of the default service, while the script waits for the call: each answered at
+// once, as the case's default server answers it (its handshake declares logging).
+TEST(ClientInbox, DefaultServiceAnswersListingsSettingsAndPingsAsTheCasesServer) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  const std::vector<std::string> methods = {
+      "ping",         "tools/list",          "resources/list",  "resources/templates/list",
+      "prompts/list", "completion/complete", "logging/setLevel"};
+  std::size_t answered = 0;
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("result") && f["id"] == Json(0)) {
+      client.write(kInitialized);
+      client.write(request(10, methods[0]));
+    } else if (!f.contains("method") && f.contains("id") && f["id"].is_number_integer() &&
+               f["id"].get<int>() >= 10) {
+      // One at a time: the next goes out only once the server answered the last.
+      if (++answered < methods.size())
+        client.write(request(10 + static_cast<int>(answered), methods[answered]));
+      else
+        client.write(kCall);
+    } else {
+      client.on_frame(f);
+    }
+  };
+  auto script = fixture_script("ping/while-awaiting");
+  script["script"][0]["capabilities"] = {{"logging", Json::object()}};
+  const auto r = run(script, ch, client);
+  EXPECT_EQ(find_check(r.records, "pong").value("outcome", ""), "met");
+  ASSERT_EQ(served(r.records).size(), methods.size());
+  EXPECT_EQ(sent_with_id(ch, 10)["result"], Json::object());
+  EXPECT_EQ(sent_with_id(ch, 11)["result"]["tools"][0]["name"], Json("echo"));
+  for (int id = 12; id <= 15; ++id)  // features the case does not declare
+    EXPECT_EQ(sent_with_id(ch, id)["error"]["code"], Json(-32601)) << id;
+  EXPECT_EQ(sent_with_id(ch, 16)["result"], Json::object());  // logging is declared
+}
+
+// The rule's other half: a request of a method a later step expects waits for that step, even
+// while an earlier step waits for something else; other requests still wait for the script.
+TEST(ClientInbox, ARequestALaterStepExpectsWaitsForIt) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("result") && f["id"] == Json(0)) {
+      client.write(kInitialized);
+      client.write(request(5, "tools/list"));  // without waiting for its answer
+      client.write(request(6, "ping"));
+      client.write(request(7, "resources/read"));
+      client.write(kCall);
+    } else {
+      client.on_frame(f);
+    }
+  };
+  const auto script = Json::array(
+      {Json{{"handshake", Json::object()}},
+       Json{{"expect", {{"method", "tools/call"}}}, {"as", "call"}, {"check", check_def("call")}},
+       Json{{"respond", "call"}, {"default", true}},
+       Json{{"expect", {{"method", "tools/list"}}}, {"as", "list"}, {"check", check_def("list")}},
+       Json{{"respond", "list"}, {"default", true}}, Json{{"serve_defaults", Json::object()}}});
+  const auto r = run(make_resolved(script), ch, client);
+  EXPECT_EQ(find_check(r.records, "call").value("outcome", ""), "met");
+  EXPECT_EQ(find_check(r.records, "list").value("outcome", ""), "met");
+  // The ping was served at once; the listing waited for its step; resources/read (no default
+  // service) for the end of the script.
+  EXPECT_EQ(served(r.records), (std::vector<std::pair<std::string, Json>>{{"ping", 6}}));
+  std::vector<Json> order;
+  for (const auto& f : ch.sent)
+    if (f.contains("id") && !f.contains("method")) order.push_back(f["id"]);
+  EXPECT_EQ(order, (std::vector<Json>{0, 6, 1, 5, 7}));
+}
+
+// The handshake holds what the client sends before notifications/initialized for the script:
+// a listing nobody expects is served at the script's next wait.
+TEST(ClientInbox, AListingTheHandshakeHeldIsServedAtTheNextWait) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  ch.on_frame = [&](const Json& f) {
+    if (f.contains("result") && f["id"] == Json(0)) {
+      client.write(request(5, "tools/list"));  // before (and without) initialized
+    } else if (f.contains("result") && f["id"] == Json(5)) {
+      client.write(kCall);
+    } else {
+      client.on_frame(f);
+    }
+  };
+  const auto r = run(fixture_script("ping/while-awaiting"), ch, client);
+  EXPECT_EQ(find_check(r.records, "call-received").value("outcome", ""), "met");
+  EXPECT_EQ(find_check(r.records, "pong").value("outcome", ""), "met");
+  EXPECT_EQ(served(r.records), (std::vector<std::pair<std::string, Json>>{{"tools/list", 5}}));
 }
 
 TEST(ClientInbox, FloodIsBoundedAndFailsOnce) {

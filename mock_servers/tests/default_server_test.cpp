@@ -77,6 +77,33 @@ TEST(DefaultServer, AModernSessionHasNoPingNorInitializeAndAnswersDiscover) {
   EXPECT_EQ((*answer)["error"]["code"], Json(-32601));
 }
 
+TEST(DefaultServer, OtherFeaturesAreAnsweredWhenTheirCapabilityIsDeclared) {
+  auto d = defaults();
+  const auto answer = [&](const std::string& method) {
+    return *default_answer(Json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}}, d);
+  };
+  for (const auto* method : {"resources/list", "resources/templates/list", "prompts/list",
+                             "completion/complete", "logging/setLevel"})
+    EXPECT_EQ(answer(method)["error"]["code"], Json(-32601)) << method;
+  d.capabilities = Json::parse(R"({"tools":{},"resources":{},"prompts":{},"completions":{},
+                                   "logging":{}})");
+  EXPECT_EQ(answer("resources/list")["result"], Json::parse(R"({"resources":[]})"));
+  EXPECT_EQ(answer("resources/templates/list")["result"],
+            Json::parse(R"({"resourceTemplates":[]})"));
+  EXPECT_EQ(answer("prompts/list")["result"], Json::parse(R"({"prompts":[]})"));
+  EXPECT_EQ(answer("completion/complete")["result"],
+            Json::parse(R"({"completion":{"values":[]}})"));
+  EXPECT_EQ(answer("logging/setLevel")["result"], Json::object());
+}
+
+TEST(DefaultServer, TheDefaultServiceIsForRequestsARealServerAnswersAtOnce) {
+  for (const auto* method : {"ping", "tools/list", "resources/list", "resources/templates/list",
+                             "prompts/list", "completion/complete", "logging/setLevel"})
+    EXPECT_TRUE(default_service(method)) << method;
+  for (const auto* method : {"tools/call", "initialize", "server/discover", "resources/read"})
+    EXPECT_FALSE(default_service(method)) << method;
+}
+
 TEST(DefaultServer, InitializeNeverSelectsAModernVersion) {
   const auto result = initialize_result(
       Json::parse(

@@ -83,6 +83,8 @@ inline const std::set<std::string> kFaults = {
     "modern-no-name-header",     // no Mcp-Name on tools/call
     "modern-name-bare-base64",   // Mcp-Name as bare Base64, without the =?base64?...?= sentinel
     "modern-get-stream",         // opens a GET stream in a modern session (HTTP)
+    // Not a defect: what widely used libraries do, which the mock must serve as a server would.
+    "lists-tools-first",  // sends tools/list inside connect and before every call_tool
 };
 
 inline std::set<std::string>& active_faults() {

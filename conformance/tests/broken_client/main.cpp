@@ -72,7 +72,18 @@ void cancel(broken::Connection& connection, const broken::TimedOut& e) {
     connection.notify("notifications/cancelled", {{"requestId", e.id}, {"reason", e.what()}});
 }
 
+// lists-tools-first: the tool list, as a library that looks a tool up before using it; a tool
+// the server does not list fails the call without sending it.
+void list_tools_first(broken::Connection& connection, const std::string& tool) {
+  if (!broken::has("lists-tools-first")) return;
+  const json listed = request(connection, "tools/list", json::object(), std::nullopt);
+  for (const auto& t : listed.value("tools", json::array()))
+    if (t.value("name", "") == tool) return;
+  throw std::runtime_error("tool '" + tool + "' is not in the server's tools/list");
+}
+
 json call_tool(broken::Connection& connection, const json& call, const json& step) {
+  list_tools_first(connection, call.value("name", ""));
   return request(connection, "tools/call",
                  {{"name", call["name"]}, {"arguments", call.value("arguments", json::object())}},
                  timeout_of(step));
@@ -182,6 +193,8 @@ int main(int argc, char** argv) {
           if (!broken::has("no-initialized"))
             connection->notify("notifications/initialized", json());
         }
+        if (broken::has("lists-tools-first"))
+          request(*connection, "tools/list", json::object(), std::nullopt);
       } else if (op == "idle") {
         std::this_thread::sleep_for(std::chrono::milliseconds(step.value("ms", 0)));
       } else if (op == "close") {

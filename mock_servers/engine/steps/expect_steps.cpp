@@ -43,6 +43,12 @@ struct Expect final : Step {
                describe_message(msg->json) + " after " + format_ms(waited) + " ms");
     return StepResult::Ok;
   }
+
+  // By its pattern's method alone: the rest may name captures not taken yet.
+  bool takes(const std::string& method, const Run& run) const override {
+    const auto it = pattern.find("method");
+    return it == pattern.end() || matches(*it, Json(method), run.captures);
+  }
 };
 
 struct ExpectNone final : Step {

@@ -71,7 +71,10 @@ struct Handshake final : Step {
           {{"step", run.step_index}});
     }
     auto result = initialize_result(init->json, run.defaults);
-    if (capabilities.is_object()) result["capabilities"].update(capabilities);
+    if (capabilities.is_object()) {
+      result["capabilities"].update(capabilities);
+      run.defaults.capabilities = result["capabilities"];  // what the default service answers
+    }
     run.captures[as + "_result"] = result;
     if (!run.send_one(make_result(init->json["id"], result))) {
       run.record(check, Outcome::Broken, expected, "the initialize response could not be written");
