@@ -4,6 +4,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/check_registry.hpp"
 #include "reports/markdown.hpp"
 
 namespace mcpping {
@@ -35,8 +36,27 @@ std::pair<std::string, std::string> spec_cells(const std::vector<std::string>& k
 
 std::string check_row(const std::string& name, const CheckDef& check, const SpecReferences& refs) {
   const auto [binding, context] = spec_cells(check.spec, refs);
-  return "| " + name + " | " + std::string(to_string(check.level)) + " | " + binding + " | " +
-         context + " |\n";
+  const auto premise = check.premise.empty() ? "" : "<br>judged only when " + check.premise;
+  return "| " + name + premise + " | " + std::string(to_string(check.level)) + " | " + binding +
+         " | " + context + " |\n";
+}
+
+// The checks the suite records in every case, from the registry.
+std::string builtin_section(const SpecReferences& refs) {
+  std::string out =
+      "## Built-in checks\n\nRecorded by the suite in any case where they apply "
+      "(`core/check_registry.cpp`). Fate checks can fail a case; collateral ones are findings "
+      "of the run, named once, never a case's verdict (docs/verdicts.md).\n\n"
+      "| check | kind | level | binds the client | also cites |\n|---|---|---|---|---|\n";
+  for (const auto& b : builtin_checks()) {
+    const auto check = builtin_check(b.id);
+    const auto [binding, context] = spec_cells(check.spec, refs);
+    out += "| `" + check.id + "`" +
+           (check.premise.empty() ? "" : "<br>judged only when " + check.premise) + " | " +
+           std::string(to_string(check.kind)) + " | " + std::string(to_string(check.level)) +
+           " | " + binding + " | " + context + " |\n";
+  }
+  return out;
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -98,7 +118,7 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
     if (by_area[area].empty()) areas.push_back(area);
     by_area[area].push_back(&scenario);
   }
-  out << transport_matrix(scenarios);
+  out << transport_matrix(scenarios) << "\n" << builtin_section(refs);
   for (const auto& area : areas) {
     out << "\n## " << area << "\n";
     for (const Scenario* scenario : by_area[area]) {

@@ -32,7 +32,11 @@ std::vector<IsolationRow> load_isolation_rows() {
   const auto rows = nlohmann::json::parse(read_text(MCP_PING_SELFTEST_DATA "/isolation.json"));
   std::vector<IsolationRow> out;
   for (const auto& row : rows) {
-    IsolationRow r{row["name"], row["why"], row["fault"], row["transport"]};
+    IsolationRow r;
+    r.name = row["name"];
+    r.why = row["why"];
+    r.fault = row["fault"];
+    r.transport = row["transport"];
     if (row.contains("fails")) r.fails = row["fails"].get<std::vector<std::string>>();
     r.revision = row.value("revision", "");
     r.client_args = row.value("client_args", std::vector<std::string>{});
@@ -56,18 +60,24 @@ bool listed(const IsolationRow& row, const std::string& full_id, const std::stri
 void expect_case_model(const IsolationRow& row, const nlohmann::json& results) {
   std::set<std::string> findings, informational, not_judged;
   for (const auto& f : results["findings"]) findings.insert(f["check"].get<std::string>());
-  if (row.findings) EXPECT_EQ(findings, *row.findings) << row.why;
+  if (row.findings) {
+    EXPECT_EQ(findings, *row.findings) << row.why;
+  }
   for (const auto& c : results["cases"]) {
     const std::string id = c["case"];
     if (c["verdict"] == "INFORMATIONAL") informational.insert(id);
-    if (const auto it = row.verdicts.find(id); it != row.verdicts.end())
+    if (const auto it = row.verdicts.find(id); it != row.verdicts.end()) {
       EXPECT_EQ(c["verdict"], it->second) << row.why << ": " << id << "\n" << c.dump(2);
+    }
     for (const auto& n : c.value("not_judged", nlohmann::json::array()))
       not_judged.insert(n["id"].get<std::string>());
   }
-  if (row.informational) EXPECT_EQ(informational, *row.informational) << row.why;
-  for (const auto& id : row.not_judged)
+  if (row.informational) {
+    EXPECT_EQ(informational, *row.informational) << row.why;
+  }
+  for (const auto& id : row.not_judged) {
     EXPECT_TRUE(not_judged.count(id)) << row.why << ": " << id << " was judged";
+  }
 }
 
 class OneDefect : public ::testing::TestWithParam<IsolationRow> {};

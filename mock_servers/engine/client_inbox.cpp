@@ -189,6 +189,9 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
         if (in.text == "get-stream-closed") get_stream_open = false;
         if (in.text == "partial-message")
           held_input_bytes = in.meta.is_object() ? in.meta.value("bytes", std::size_t{0}) : 0;
+        if (in.text == "post-refused" && in.meta.is_object())
+          refused_responses.push_back(ClientMessage{in.meta.value("message", Json()), in.at,
+                                                    client_requests, in.meta, in.text});
         if (in.text == "stream-resumed" && in.meta.is_object())
           resumed.insert_or_assign(in.meta.value("stream", ""),
                                    ClientMessage{Json(), in.at, client_requests, in.meta, in.text});

@@ -75,9 +75,11 @@ class ClientInbox {
 
   std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
   std::vector<ClientMessage> responses;  // every client response, in order
-  std::size_t client_requests = 0;       // client requests other than ping so far
-  bool serving = false;                  // answer requests the default way as they come
-  bool get_stream_open = false;          // HTTP: the client's listening stream is open
+  // Responses POSTed and refused by an HTTP rule (meta: the POST's facts, `refused`).
+  std::vector<ClientMessage> refused_responses;
+  std::size_t client_requests = 0;  // client requests other than ping so far
+  bool serving = false;             // answer requests the default way as they come
+  bool get_stream_open = false;     // HTTP: the client's listening stream is open
   // stdio: the armed hold happened (bytes of the message it stopped in), until a step takes it.
   std::optional<std::size_t> held_input_bytes;
   // Streamable HTTP: the streams the client resumed (a GET with Last-Event-ID), by name

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/check_registry.hpp"
+#include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 #include "engine/host.hpp"
@@ -95,6 +96,7 @@ void HttpChannel::handle_other(const httplib::Request& req, httplib::Response& r
   const bool endpoint = req.path == (options_.legacy ? "/message" : "/mcp");
   res.status = endpoint ? 405 : 404;
   record_http(req, res.status, {}, {{"note", endpoint ? "method not allowed" : "no such path"}});
+  refused_response(req, res.status, {}, req.body);
 }
 
 // ---- recording ----
@@ -151,6 +153,19 @@ void HttpChannel::reject(const httplib::Request& req, httplib::Response& res,
                     {{"note", "rejected with " + std::to_string(rule.status)}});
   }
   if (!rule.check.empty()) implicit_check(rule, rule_actual(rule, req, rejection.note, body));
+  refused_response(req, rule.status, session, body);
+}
+
+// A refused response is still the client's answer: a step judging its POST (headers, path)
+// sees it, and that it was refused, instead of finding no POST at all.
+void HttpChannel::refused_response(const httplib::Request& req, int status,
+                                   const std::string& session, const std::string& body) {
+  const auto message = Json::parse(body, nullptr, false);
+  if (!message.is_object() || !is_response(message)) return;
+  auto meta = facts(req, status, session);
+  meta["refused"] = status;
+  meta["message"] = message;
+  push_event("post-refused", std::move(meta));
 }
 
 bool HttpChannel::broke(const httplib::Request& req, httplib::Response& res,

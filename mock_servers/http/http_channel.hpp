@@ -134,6 +134,9 @@ class HttpChannel : public Channel {
   bool broke(const httplib::Request& req, httplib::Response& res, const Rejection& rule,
              const std::string& session, const std::string& body = {});
   Json facts(const httplib::Request& req, int status, const std::string& session) const;
+  // Pushes a `post-refused` event when a refused POST body was a JSON-RPC response.
+  void refused_response(const httplib::Request& req, int status, const std::string& session,
+                        const std::string& body);
   // Hands the POST's message to the script, or each message of a batch, in order, with the
   // request's HTTP facts (`meta`; a batch adds "batch": its size).
   void push_messages(const Json& message, const std::string& body, Json meta,

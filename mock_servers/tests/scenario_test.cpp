@@ -133,7 +133,7 @@ const BrokenCase kBrokenCases[] = {
      "not_on, revisions, "
      "driver_steps, driver_checks, script, deadline_kill, http, exclusive)"},
     {"reserved-check-id",
-     "/script/3/check/id: \"transport:line-too-long\" is reserved for the mock server's own "
+     "/script/3/check/id: \"transport:line-too-long\" is reserved for the suite's own "
      "checks"},
     {"respond-uncaptured", "/script/4/respond: nothing is captured as \"cal\" before this step"},
     {"unknown-level",

@@ -56,10 +56,13 @@ struct ExpectPost final : Step {
                           (preferred ? ", and should match " + safe_dump(*preferred) : "");
     const auto& responses = run.client.responses;
     auto response_to = [&](const SentFrame& req) -> const ClientMessage* {
-      for (const auto& r : responses) {
-        if (r.json.contains("id") && r.at >= req.written &&
-            match_id(req.frame["id"], r.json["id"]) != IdMatch::None)
-          return &r;
+      const std::vector<ClientMessage>* lists[] = {&responses, &run.client.refused_responses};
+      for (const auto* list : lists) {
+        for (const auto& r : *list) {
+          if (r.json.is_object() && r.json.contains("id") && r.at >= req.written &&
+              match_id(req.frame["id"], r.json["id"]) != IdMatch::None)
+            return &r;
+        }
       }
       return nullptr;
     };
@@ -69,8 +72,9 @@ struct ExpectPost final : Step {
     };
     Pump why = Pump::Stopped;
     if (!requests.empty() && !all_in()) {
-      why = run.pump(Clock::now() + from_ms(within_ms),
-                     [&](const ClientMessage& m) { return is_response(m.json) && all_in(); });
+      why = run.pump(Clock::now() + from_ms(within_ms), [&](const ClientMessage& m) {
+        return (is_response(m.json) || m.event == "post-refused") && all_in();
+      });
     }
     if (why == Pump::Interrupted && !all_in()) return run.after_wait(why);  // not reached
     // The premise: a POST carried a response. Without one there are no headers to judge
@@ -87,7 +91,11 @@ struct ExpectPost final : Step {
       } else {
         ++posted;
         std::string why_not;
-        if (!matches(pattern, r->meta, run.captures, &why_not)) {
+        if (r->meta.is_object() && r->meta.contains("refused")) {
+          outcome = Outcome::Broken;
+          text = "id " + safe_dump(req.frame["id"]) + ": the server refused its POST with " +
+                 safe_dump(r->meta["refused"]) + " in " + shorten(safe_dump(r->meta), 240);
+        } else if (!matches(pattern, r->meta, run.captures, &why_not)) {
           outcome = Outcome::Broken;
           text = "id " + safe_dump(req.frame["id"]) + ": " + why_not + " in " +
                  shorten(safe_dump(r->meta), 240);
@@ -105,7 +113,9 @@ struct ExpectPost final : Step {
       outcome = Outcome::NotJudged;
       actual = requests.empty()
                    ? "nothing was sent under \"" + label + "\" with an id"
-                   : "no POST carried a response to \"" + label + "\" (" + actual + ")";
+                   : "no POST carrying a response to \"" + label + "\" was accepted (" + actual +
+                         "; one the server refused is judged by the HTTP rule that "
+                         "refused it)";
     } else if (actual.empty()) {
       actual = std::to_string(requests.size()) + " POST(s), each matching";
     }
