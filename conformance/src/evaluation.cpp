@@ -45,9 +45,12 @@ CheckResult judged(const std::string& case_id, const CheckRecord& record,
   return check;
 }
 
+using Cause = NotJudgedCheck::Cause;
+
 NotJudgedCheck not_judged(const std::string& case_id, const CheckDef& check, std::string expected,
-                          std::string why) {
-  return {case_id + ":" + check.id, check.id, check.level, std::move(expected), std::move(why)};
+                          std::string why, Cause cause) {
+  return {case_id + ":" + check.id, check.id,       check.level,
+          std::move(expected),      std::move(why), cause};
 }
 
 // Why the script never reached a check, from what the mock server recorded.
@@ -202,14 +205,17 @@ std::optional<Evaluation> before_checks(const Scenario& scenario,
 
 // Why a declared check cannot be judged in this session, before its record is read: its
 // sentences do not apply at the session's revision, or its premise (`given`) never happened.
-std::optional<std::string> unjudgeable(const CheckDef& check, const CaseObservations& observed,
-                                       const SpecReferences& refs) {
+std::optional<std::pair<std::string, Cause>> unjudgeable(const CheckDef& check,
+                                                         const CaseObservations& observed,
+                                                         const SpecReferences& refs) {
   const auto& revision = observed.transcript.negotiated.value_or(observed.revision);
-  if (auto why = not_applicable_at(check, revision, refs)) return why;
+  if (auto why = not_applicable_at(check, revision, refs))
+    return std::pair(std::move(*why), Cause::kRevision);
   for (const auto& label : check.given) {
     if (!observed.transcript.sent_labels.count(label))
-      return "its premise never happened: " + check.premise +
-             " (it never did: " + why_not_reached(observed.transcript) + ")";
+      return std::pair("its premise never happened: " + check.premise +
+                           " (it never did: " + why_not_reached(observed.transcript) + ")",
+                       Cause::kPremise);
   }
   return std::nullopt;
 }
@@ -222,25 +228,26 @@ void script_checks(const Scenario& scenario, const CaseObservations& observed,
   const auto& transcript = observed.transcript;
   for (const auto& def : scenario.script_checks) {
     if (!def.applies_to(observed.transport)) continue;
-    const auto it = std::find_if(transcript.checks.begin(), transcript.checks.end(),
-                                 [&, i = std::size_t{0}](const CheckRecord& r) mutable {
-                                   return !used[i++] && r.check.id == def.id;
-                                 });
-    const auto found = it == transcript.checks.end()
-                           ? std::nullopt
-                           : std::optional<std::size_t>(it - transcript.checks.begin());
-    if (found) used[*found] = true;
+    const CheckRecord* record = nullptr;
+    for (std::size_t i = 0; i < transcript.checks.size() && !record; ++i) {
+      if (!used[i] && transcript.checks[i].check.id == def.id) {
+        used[i] = true;
+        record = &transcript.checks[i];
+      }
+    }
     if (auto why = unjudgeable(def, observed, refs)) {
-      out.not_judged.push_back(not_judged(scenario.id, def, found ? it->expected : "", *why));
-    } else if (found && it->outcome == Outcome::NotJudged) {
       out.not_judged.push_back(
-          not_judged(scenario.id, def, it->expected,
-                     "its premise never happened: " + def.premise + ": " + it->actual));
-    } else if (found) {
-      out.checks.push_back(judged(scenario.id, *it, refs));
+          not_judged(scenario.id, def, record ? record->expected : "", why->first, why->second));
+    } else if (record && record->outcome == Outcome::NotJudged) {
+      out.not_judged.push_back(not_judged(
+          scenario.id, def, record->expected,
+          "its premise never happened: " + def.premise + ": " + record->actual, Cause::kPremise));
+    } else if (record) {
+      out.checks.push_back(judged(scenario.id, *record, refs));
     } else if (transcript.unsupported) {
       out.not_judged.push_back(not_judged(scenario.id, def, "",
-                                          "not reached behind a skip: " + *transcript.unsupported));
+                                          "not reached behind a skip: " + *transcript.unsupported,
+                                          Cause::kSkip));
     } else {
       out.checks.push_back(judged(
           scenario.id,
@@ -277,9 +284,11 @@ void driver_checks(const Scenario& scenario, const CaseObservations& observed,
     const auto expected = driver_line_expected(scenario, driver_check);
     if (!observed.driver) {
       out.not_judged.push_back(not_judged(scenario.id, driver_check.check, expected,
-                                          "no driver in serve mode: judge it by eye"));
+                                          std::string(kNoDriverInServe) + ": judge it by eye",
+                                          Cause::kNoDriver));
     } else if (auto why = unjudgeable(driver_check.check, observed, refs)) {
-      out.not_judged.push_back(not_judged(scenario.id, driver_check.check, expected, *why));
+      out.not_judged.push_back(
+          not_judged(scenario.id, driver_check.check, expected, why->first, why->second));
     } else {
       out.checks.push_back(
           judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
@@ -296,11 +305,12 @@ void fate_checks(const Scenario& scenario, const CaseObservations& observed,
     if (auto hung = hung_step(scenario, *observed.driver, observed))
       out.checks.push_back(judged(scenario.id, *hung, refs));
   } else {
-    const auto why = "no driver in serve mode";
     out.not_judged.push_back(not_judged(scenario.id, builtin_check("driver:exit"),
-                                        std::string(builtin_expected("driver:exit")), why));
+                                        std::string(builtin_expected("driver:exit")),
+                                        kNoDriverInServe, Cause::kNoDriver));
     out.not_judged.push_back(not_judged(scenario.id, completion_check(scenario),
-                                        std::string(builtin_expected("driver:completed")), why));
+                                        std::string(builtin_expected("driver:completed")),
+                                        kNoDriverInServe, Cause::kNoDriver));
   }
   if (!observed.transcript.present) {
     out.checks.push_back(
@@ -317,9 +327,8 @@ void nothing_judged(Evaluation& out) {
   out.verdict = Verdict::Unsupported;
   const bool by_revision =
       !out.not_judged.empty() &&
-      std::all_of(out.not_judged.begin(), out.not_judged.end(), [](const NotJudgedCheck& c) {
-        return c.why.rfind("the session ran at", 0) == 0;
-      });
+      std::all_of(out.not_judged.begin(), out.not_judged.end(),
+                  [](const NotJudgedCheck& c) { return c.cause == Cause::kRevision; });
   out.unsupported =
       by_revision ? CaseResult::Unsupported::kRevision : CaseResult::Unsupported::kClient;
   out.reason = "no check of the case's subject could be judged" +

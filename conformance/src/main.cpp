@@ -38,7 +38,6 @@ using namespace mcpping;
 namespace fs = std::filesystem;
 
 constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
 struct Catalogue {
@@ -226,23 +225,11 @@ std::vector<fs::path> write_client_results(const std::vector<LabelledRun>& clien
   return files;
 }
 
-int exit_status(RunStatus status) {
-  switch (status) {
-    case RunStatus::kOk:
-      return kExitOk;
-    case RunStatus::kFailed:
-      return kExitFailed;
-    case RunStatus::kError:
-      return kExitUsage;
-  }
-  return kExitUsage;
-}
-
 // The worst status of the clients' runs.
 int exit_status(const std::vector<LabelledRun>& clients) {
   RunStatus worst = RunStatus::kOk;
   for (const auto& client : clients) worst = std::max(worst, run_status(client.run));
-  return exit_status(worst);
+  return exit_code(worst);
 }
 
 int merge(const MergeOptions& options) {
@@ -401,7 +388,7 @@ int run(const RunOptions& options) {
   if (!options.harness) warn_if_driver_never_ran(result);
 
   const VerdictCounts counts = count_verdicts(result.cases);
-  if (const auto status = run_status(result); status != RunStatus::kOk) return exit_status(status);
+  if (const auto status = run_status(result); status != RunStatus::kOk) return exit_code(status);
   if (options.unsupported_exit_code && counts.unsupported == counts.total) {
     return *options.unsupported_exit_code;
   }

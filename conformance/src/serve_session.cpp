@@ -25,7 +25,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-constexpr const char* kNoDriver = "no driver in serve mode";
 // The name `expect_ms` keeps, in a served script, where a fixture names it for a step.
 constexpr const char* kCataloguedExpect = "catalogue_expect_ms";
 // The mock servers' watchdog ends a run stuck past the case deadline after at most this.
@@ -212,10 +211,10 @@ std::string served_case_report(const CaseResult& result) {
   }
   std::vector<const NotJudgedCheck*> by_driver, others;
   for (const auto& check : result.not_judged)
-    (check.why.rfind(kNoDriver, 0) == 0 ? by_driver : others).push_back(&check);
+    (check.cause == NotJudgedCheck::Cause::kNoDriver ? by_driver : others).push_back(&check);
   for (const auto* check : others) out << "  not judged    " << not_judged_line(*check) << "\n";
   if (!by_driver.empty()) {
-    out << "  not judged (" << kNoDriver << "): what a driver would check, yours to see\n";
+    out << "  not judged (" << kNoDriverInServe << "): what a driver would check, yours to see\n";
     for (const auto* check : by_driver) {
       out << "    [" << to_string(check->level) << "] " << check->id << " \u2014 "
           << shorten(check->expected, 300) << "\n";
@@ -234,15 +233,7 @@ int served_exit_status(const CaseResult& result) {
   RunResult run;
   run.cases = {result};
   run.findings = collect_findings(run.cases);
-  switch (run_status(run)) {
-    case RunStatus::kOk:
-      return 0;
-    case RunStatus::kFailed:
-      return 1;
-    case RunStatus::kError:
-      break;
-  }
-  return 2;
+  return exit_code(run_status(run));
 }
 
 int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,

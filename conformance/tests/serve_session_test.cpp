@@ -171,7 +171,8 @@ TEST(ServeSession, TheReportListsEveryCheckAndTheDriverSideOnesAsNotJudged) {
   result.checks = {check("pong", Verdict::Pass, "pong after 0.3 ms")};
   result.not_judged = {{"ping/while-awaiting:call-result-delivered", "call-result-delivered",
                         Level::Must, "step 1 (call_tool) reports {\"ok\":true}",
-                        "no driver in serve mode: judge it by eye"}};
+                        "no driver in serve mode: judge it by eye",
+                        NotJudgedCheck::Cause::kNoDriver}};
   EXPECT_EQ(served_case_report(result),
             "checks:\n"
             "  PASS          [MUST] ping/while-awaiting:pong \u2014 pong after 0.3 ms\n"

@@ -93,9 +93,6 @@ bool applies(const BaselineEntry& entry, const CaseResult& result) {
   return entry.case_id == result.case_id;
 }
 
-// Checks every case may have besides the ones its fixture declares (docs/verdicts.md).
-bool implicit_check(const std::string& short_id) { return is_builtin_check(short_id); }
-
 bool known(const BaselineEntry& entry, const KnownIds& ids) {
   if (!entry.finding.empty()) return true;  // parse_baseline checked it
   if (entry.check_id.empty()) return ids.cases.count(entry.case_id) > 0;
@@ -103,7 +100,7 @@ bool known(const BaselineEntry& entry, const KnownIds& ids) {
   const auto colon = entry.check_id.find(':');
   return ids.checks.count(entry.check_id) > 0 ||
          (ids.cases.count(entry.check_id.substr(0, colon)) > 0 &&
-          implicit_check(entry.check_id.substr(colon + 1)));
+          is_builtin_check(entry.check_id.substr(colon + 1)));
 }
 
 }  // namespace

@@ -165,8 +165,7 @@ void count_findings(const std::vector<const Finding*>& findings, bool strict, st
     ++tests;
     if (f->expectation == Expectation::kExpectedFailure) {
       ++skipped;
-    } else if (f->expectation == Expectation::kStale ||
-               (f->expectation == Expectation::kNone && verdict_fails(f->verdict, strict))) {
+    } else if (finding_fails_run(*f, strict)) {
       ++failed;
     }
   }

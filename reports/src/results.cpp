@@ -134,6 +134,18 @@ RunStatus run_status(const RunResult& run) {
   return failed ? RunStatus::kFailed : RunStatus::kOk;
 }
 
+int exit_code(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk:
+      return 0;
+    case RunStatus::kFailed:
+      return 1;
+    case RunStatus::kError:
+      break;
+  }
+  return 2;
+}
+
 namespace {
 
 // What "the same way" means for a subject check across cases: its outcome and the start of
@@ -142,11 +154,14 @@ std::string cause_key(const CheckResult& check) {
   std::string shape;
   bool quoted = false;
   for (const char c : check.actual.substr(0, 60)) {
+    const bool digit = c >= '0' && c <= '9';
     if (c == '"') {
       quoted = !quoted;
-      if (quoted) shape += "\"…\"";
-    } else if (!quoted && !(c >= '0' && c <= '9' && !shape.empty() && shape.back() == '#')) {
-      shape += (c >= '0' && c <= '9') ? '#' : c;
+      if (quoted) shape += "\"…\"";  // a quoted value stands for any value
+    } else if (quoted || (digit && !shape.empty() && shape.back() == '#')) {
+      continue;  // inside a quoted value, or a number already written as '#'
+    } else {
+      shape += digit ? '#' : c;
     }
   }
   return std::string(to_string(check.outcome)) + "|" + shape;

@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::make_case;
 using test::make_check;
+using test::make_finding;
 using test::make_run;
 
 fs::path fresh_dir(const std::string& name) {
@@ -95,13 +96,9 @@ TEST(HtmlReport, MatrixColoursEachCellAndLinksItsPage) {
 TEST(HtmlReport, IndexNamesEachFindingOnceAndItsRootCause) {
   const auto dir = fresh_dir("collateral");
   std::vector<CaseResult> cases;
-  for (const char* id : {"ping/a", "ping/b", "ping/c"}) {
-    auto rule = make_check(std::string(id) + ":http:session-id", Verdict::Fail);
-    rule.short_id = "http:session-id";
-    rule.kind = CheckKind::Collateral;
-    rule.actual = "POST without Mcp-Session-Id";
-    cases.push_back(make_case(id, {rule}));
-  }
+  for (const char* id : {"ping/a", "ping/b", "ping/c"})
+    cases.push_back(
+        make_case(id, {make_finding(id, "http:session-id", "POST without Mcp-Session-Id")}));
   write_html_report({{"client", make_run(cases)}}, dir);
   const std::string index = read_text(dir / "index.html");
   EXPECT_NE(index.find("FAIL [MUST] http:session-id (stdio), 3 cases \u2014 POST without "

@@ -9,6 +9,7 @@ namespace {
 
 using test::make_case;
 using test::make_check;
+using test::make_finding;
 using test::make_run;
 
 TEST(ClosingLine, CountsEveryKind) {
@@ -49,10 +50,7 @@ TEST(SummaryMarkdown, ListsFailuresWithReasonAndSpecLinkAndLatency) {
 TEST(SummaryMarkdown, RegressionOneCauseFortyCasesAndNoLineThatNamesIt) {
   std::vector<CaseResult> cases;
   for (const char* id : {"ping/a", "ping/b", "ping/c"}) {
-    auto handshake = make_check(std::string(id) + ":handshake", Verdict::Fail);
-    handshake.short_id = "handshake";
-    handshake.kind = CheckKind::Collateral;
-    handshake.actual = "no notifications/initialized";
+    const auto handshake = make_finding(id, "handshake", "no notifications/initialized");
     auto pong = make_check(std::string(id) + ":pong", Verdict::NonStrict, Level::Should);
     cases.push_back(make_case(id, {handshake, pong}));
   }

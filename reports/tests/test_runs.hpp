@@ -18,6 +18,19 @@ inline CheckResult make_check(const std::string& id, Verdict verdict, Level leve
   return check;
 }
 
+// A collateral check (a finding of the run) failed in case `case_id`.
+inline CheckResult make_finding(const std::string& case_id, const std::string& check_id,
+                                const std::string& actual) {
+  CheckResult check;
+  check.id = case_id + ":" + check_id;
+  check.short_id = check_id;
+  check.verdict = Verdict::Fail;
+  check.kind = CheckKind::Collateral;
+  check.expected = "the rule is kept";
+  check.actual = actual;
+  return check;
+}
+
 inline CaseResult make_case(const std::string& id, std::vector<CheckResult> checks,
                             const std::string& transport = "stdio") {
   CaseResult result;

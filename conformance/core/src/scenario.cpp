@@ -114,25 +114,16 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
   }
 }
 
-// A driver check's "given": one label or a list of labels that steps of the script send under.
-std::vector<std::string> given_labels(const Checker& c, const Json& given, const Json& script,
-                                      const std::string& p) {
-  std::vector<std::string> labels;
-  if (given.is_string()) {
-    labels.push_back(c.nonempty_string(given, p));
-  } else {
-    const auto& list = c.array(given, p);
-    if (list.empty()) c.fail(p, "must name at least one label");
-    for (std::size_t i = 0; i < list.size(); ++i)
-      labels.push_back(c.nonempty_string(list[i], p + "/" + std::to_string(i)));
-  }
+// A driver check's "given" (parsed by parse_check): each label one that a step of the script
+// sends or arms under.
+void check_given_labels(const Checker& c, const std::vector<std::string>& labels,
+                        const Json& script, const std::string& p) {
   for (const auto& label : labels) {
     const bool defined = std::any_of(script.begin(), script.end(), [&](const Json& step) {
       return step.is_object() && step.value("label", Json()) == Json(label);
     });
     if (!defined) c.fail(p, "no step of the script sends under the label \"" + label + "\"");
   }
-  return labels;
 }
 
 void check_http_options(const Checker& c, const Json& http) {
@@ -323,11 +314,11 @@ Scenario parse_scenario(const std::string& text, const std::filesystem::path& fi
       const auto& dc = c.object(checks[i], p);
       c.only_keys(dc, {"id", "level", "spec", "step", "expect", "given"}, p);
       DriverCheck check;
-      check.check = parse_check(c,
-                                Json{{"id", c.member(dc, "id", p)},
-                                     {"level", c.member(dc, "level", p)},
-                                     {"spec", c.member(dc, "spec", p)}},
-                                p, &refs);
+      Json fields{{"id", c.member(dc, "id", p)},
+                  {"level", c.member(dc, "level", p)},
+                  {"spec", c.member(dc, "spec", p)}};
+      if (dc.contains("given")) fields["given"] = dc["given"];
+      check.check = parse_check(c, fields, p, &refs);
       check.step = c.count(c.member(dc, "step", p), p + "/step", 0);
       if (check.step >= s.driver_steps.size()) {
         c.fail(p + "/step", "driver step " + std::to_string(check.step) +
@@ -338,10 +329,7 @@ Scenario parse_scenario(const std::string& text, const std::filesystem::path& fi
       if (auto problem = check_pattern(check.expect)) {
         c.fail(p + "/expect" + problem->pointer, problem->reason);
       }
-      if (dc.contains("given")) {
-        check.check.given = given_labels(c, dc["given"], s.script, p + "/given");
-        check.check.premise = given_premise(check.check.given);
-      }
+      check_given_labels(c, check.check.given, s.script, p + "/given");
       add_check(c, all, check.check, p + "/id");
       s.driver_checks.push_back(std::move(check));
     }

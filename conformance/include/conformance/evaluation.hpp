@@ -28,6 +28,9 @@ struct CaseObservations {
   bool official_harness = false;
 };
 
+// Why the driver-side checks of a served case are not judged.
+inline constexpr const char* kNoDriverInServe = "no driver in serve mode";
+
 struct Evaluation {
   Verdict verdict = Verdict::Pass;
   std::string reason;  // for UNSUPPORTED and ERROR

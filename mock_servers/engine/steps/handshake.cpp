@@ -84,19 +84,17 @@ struct Handshake final : Step {
     run.client.negotiated_version = negotiated;
     run.transcript.event("negotiated protocol version " + negotiated,
                          {{"negotiated", negotiated}, {"step", run.step_index}});
-    const auto offered = init->json.contains("params") && init->json["params"].is_object() &&
-                                 init->json["params"].contains("protocolVersion")
-                             ? safe_dump(init->json["params"]["protocolVersion"])
-                             : std::string("none");
-    const auto init_text =
-        "initialize (protocolVersion " + offered + ") after " + format_ms(init_ms) + " ms";
+    const auto params = init->json.find("params");
+    const bool has_offer =
+        params != init->json.end() && params->is_object() && params->contains("protocolVersion");
+    const Json offered = has_offer ? (*params)["protocolVersion"] : Json();
+    const auto init_text = "initialize (protocolVersion " +
+                           (has_offer ? safe_dump(offered) : std::string("none")) + ") after " +
+                           format_ms(init_ms) + " ms";
     // A revision the transport does not exist in: answered with the nearest one it does.
-    const auto& params = init->json.contains("params") ? init->json["params"] : Json();
-    const auto offered_version =
-        params.is_object() ? params.value("protocolVersion", Json()) : Json();
-    if (offered_version.is_string()) {
+    if (offered.is_string()) {
       if (const auto absent =
-              transport_absent_at(run.defaults.transport, offered_version.get<std::string>())) {
+              transport_absent_at(run.defaults.transport, offered.get<std::string>())) {
         run.record_implicit(builtin_check("transport:revision"),
                             std::string(builtin_expected("transport:revision")),
                             init_text + ": " + *absent + "; the server answered " + negotiated);

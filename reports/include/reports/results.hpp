@@ -40,6 +40,8 @@ struct NotJudgedCheck {
   Level level = Level::Must;
   std::string expected;
   std::string why;
+  enum class Cause { kPremise, kRevision, kSkip, kNoDriver };
+  Cause cause = Cause::kPremise;
 };
 
 struct CaseResult {
@@ -134,6 +136,8 @@ std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases);
 bool finding_fails_run(const Finding& finding, bool strict);
 enum class RunStatus { kOk, kFailed, kError };
 RunStatus run_status(const RunResult& run);
+// The exit status a command reports for it: 0, 1, or 2 (as for a usage error).
+int exit_code(RunStatus status);
 
 // Counts by verdict, for closing lines and JUnit attributes.
 struct VerdictCounts {
