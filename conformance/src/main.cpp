@@ -373,8 +373,10 @@ int run(const RunOptions& options) {
   write_results_json(result, setup.report_dir / "results.json");
   write_summary_markdown(result, setup.report_dir / "summary.md");
   write_html_report({{driver_label(options.driver_argv), result}}, setup.report_dir / "html");
-  for (const auto& cause : root_causes(result))
-    std::cout << "root cause: " << root_cause_line(cause) << "\n";
+  // A finding is named once, on its own line below, with its case count.
+  for (const auto& cause : root_causes(result)) {
+    if (!cause.finding) std::cout << "root cause: " << root_cause_line(cause) << "\n";
+  }
   for (const auto& finding : result.findings)
     std::cout << "finding: " << finding_line(finding) << "\n";
   for (const auto& line : latency_lines(result)) std::cout << line << "\n";

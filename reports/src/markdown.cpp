@@ -156,6 +156,13 @@ std::string closing_line(const RunResult& run) {
   if (c.non_strict) line << ", " << c.non_strict << " non-strict";
   if (c.flaky) line << ", " << c.flaky << " flaky";
   if (c.stale) line << ", " << c.stale << " stale baseline entries";
+  // Findings fail the run by their own level, so a run with no failed case can still fail.
+  const auto failing =
+      std::count_if(run.findings.begin(), run.findings.end(),
+                    [&](const Finding& f) { return finding_fails_run(f, run.info.strict); });
+  if (!run.findings.empty())
+    line << "; " << run.findings.size() << (run.findings.size() == 1 ? " finding, " : " findings, ")
+         << failing << " failing the run";
   return line.str();
 }
 

@@ -21,6 +21,14 @@ TEST(ClosingLine, CountsEveryKind) {
   EXPECT_EQ(closing_line(run),
             "Total 3: 1 passed, 1 failed, 1 expected failures, 0 unsupported, 0 informational, "
             "0 errors");
+  // Findings fail the run by their own level: the line says so, as a run may fail with no
+  // case failing.
+  auto with_finding = run;
+  with_finding.cases.push_back(
+      make_case("ping/d", {make_finding("ping/d", "http:session-id", "POST without it")}));
+  with_finding.findings = collect_findings(with_finding.cases);
+  EXPECT_NE(closing_line(with_finding).find("; 1 finding, 1 failing the run"), std::string::npos)
+      << closing_line(with_finding);
 }
 
 TEST(SummaryMarkdown, ListsFailuresWithReasonAndSpecLinkAndLatency) {
@@ -54,7 +62,8 @@ TEST(SummaryMarkdown, RegressionOneCauseFortyCasesAndNoLineThatNamesIt) {
     auto pong = make_check(std::string(id) + ":pong", Verdict::NonStrict, Level::Should);
     cases.push_back(make_case(id, {handshake, pong}));
   }
-  const std::string md = render_summary_markdown(make_run(cases));
+  // Strict, so the NON_STRICT cases are listed as failing.
+  const std::string md = render_summary_markdown(make_run(cases, /*strict=*/true));
   EXPECT_NE(md.find("### Root causes"), std::string::npos) << md;
   EXPECT_NE(md.find("| 3 | stdio | `handshake` (finding) | FAIL | no notifications/initialized |"),
             std::string::npos)
@@ -64,8 +73,8 @@ TEST(SummaryMarkdown, RegressionOneCauseFortyCasesAndNoLineThatNamesIt) {
       << md;
   // The same subject check failing the same way in three cases is one cause too.
   EXPECT_NE(md.find("| 3 | stdio | `pong` | NON_STRICT |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `ping/a` | stdio | FAIL | `ping/a:pong` [SHOULD]"), std::string::npos)
-      << "a case's reason leads with its own subject\n"
+  EXPECT_NE(md.find("| `ping/a` | stdio | NON_STRICT | `ping/a:pong` [SHOULD]"), std::string::npos)
+      << "a case's verdict and reason are its own subject's, not the finding's\n"
       << md;
 }
 
