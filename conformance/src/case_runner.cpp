@@ -11,6 +11,7 @@
 #include "conformance/official_harness.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "core/timing.hpp"
 #include "core/transcript_model.hpp"
 #include "reports/json_report.hpp"
 
@@ -118,8 +119,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     if (setup.official_harness) script = official_harness_script(std::move(script));
     write_file(script_file, script.dump(2) + "\n");
     const json steps = resolve_driver_steps(scenario, timeouts);
-    const auto grace = std::chrono::milliseconds(
-        static_cast<std::int64_t>(std::ceil(2000 * setup.timeout_multiplier)));
+    const auto grace = driver_grace(setup.timeout_multiplier);
     // stdio: the client spawns the mock server. HTTP: the runner starts it and hands the
     // driver its URL.
     std::optional<BackgroundProcess> http_server;

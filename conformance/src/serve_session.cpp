@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "conformance/mock_watch.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "core/timing.hpp"
 #include "core/transcript_model.hpp"
 #include "reports/evidence.hpp"
 #include "reports/json_report.hpp"
@@ -27,8 +27,6 @@ namespace {
 
 // The name `expect_ms` keeps, in a served script, where a fixture names it for a step.
 constexpr const char* kCataloguedExpect = "catalogue_expect_ms";
-// The mock servers' watchdog ends a run stuck past the case deadline after at most this.
-constexpr milliseconds kMockWatchdog{3000};
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -264,7 +262,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   write_file(script_file, human_paced_script(scenario, setup.defaults, options).dump(2) + "\n");
   const Json steps =
       resolve_driver_steps(scenario, scaled_timeouts(setup.defaults, options.timeout_multiplier));
-  const milliseconds grace(static_cast<std::int64_t>(std::ceil(2000 * options.timeout_multiplier)));
+  const milliseconds grace = driver_grace(options.timeout_multiplier);
   const milliseconds wait(options.wait_ms);
   const bool stdio = options.transport == "stdio";
 

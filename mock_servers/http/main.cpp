@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/scenario.hpp"
+#include "core/timing.hpp"
 #include "engine/host.hpp"
 #include "engine/interpreter.hpp"
 #include "engine/script.hpp"
@@ -16,10 +17,6 @@
 #include "http/http_channel.hpp"
 
 using namespace mcpping;
-
-// How long a run may overstay the case deadline (a handler stuck on a client) before the
-// watchdog ends the process.
-constexpr auto kWatchdogGrace = std::chrono::seconds(3);
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--help") {
@@ -74,8 +71,8 @@ int main(int argc, char** argv) {
     return kHostBadInput;
   }
   const ShutdownWatcher watcher(
-      *transcript, options.deadline + kWatchdogGrace,
-      "still running " + std::to_string(kWatchdogGrace.count()) + " s after the case deadline",
+      *transcript, options.deadline + kHttpWatchdogGrace,
+      "still running " + std::to_string(kHttpWatchdogGrace.count()) + " s after the case deadline",
       channel);
   // The runner waits for this line: the server accepts connections from now on.
   std::printf("%s\n", Json{{"url", channel.url()}}.dump().c_str());

@@ -11,16 +11,13 @@
 #include <optional>
 #include <string>
 
+#include "core/timing.hpp"
 #include "engine/host.hpp"
 #include "engine/interpreter.hpp"
 #include "engine/transcript.hpp"
 #include "stdio/stdio_channel.hpp"
 
 using namespace mcpping;
-
-// How long a run may overstay the case deadline (a write blocked on a client that stopped
-// reading) before the watchdog ends the process.
-constexpr auto kWatchdogGrace = std::chrono::seconds(2);
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--help") {
@@ -52,8 +49,8 @@ int main(int argc, char** argv) {
   StdioChannel channel(STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO,
                        resolved["line_cap_bytes"].get<std::size_t>());
   const ShutdownWatcher watcher(
-      *transcript, case_deadline_of(resolved) + kWatchdogGrace,
-      "still running " + std::to_string(kWatchdogGrace.count()) +
+      *transcript, case_deadline_of(resolved) + kStdioWatchdogGrace,
+      "still running " + std::to_string(kStdioWatchdogGrace.count()) +
           " s after the case deadline (a write blocked on a client that stopped reading?)",
       channel);
   channel.start();
