@@ -47,7 +47,9 @@ if [ "$mode" != suite ]; then
   packages="$packages libgtest-dev libgmock-dev libxml2-utils"
 fi
 if [ "$mode" = test ] || [ "$mode" = sanitize ] || [ "$mode" = fuzz ]; then
-  packages="$packages clang" # the sanitized build: clang's sanitizers and libFuzzer
+  # The sanitized build: clang, and its sanitizer and libFuzzer runtimes (a separate package on
+  # some Debian 12 images, where clang alone cannot link -fsanitize=address).
+  packages="$packages clang libclang-rt-14-dev"
 fi
 if [ "$mode" = test ]; then
   packages="$packages clang-format python3 jq curl time"
