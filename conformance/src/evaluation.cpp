@@ -82,9 +82,33 @@ CheckDef completion_check(const Scenario& scenario) {
   return check;
 }
 
+// A driver that exits with an error only once the mock server gave up at the case deadline,
+// with a step still unreported, hung: the exit ends a wait, it is no crash (Node.js exits 13
+// when its event loop empties while the awaited call is still pending).
+std::optional<Observation> exited_once_abandoned(const Scenario& scenario,
+                                                 const ChildOutcome& driver,
+                                                 const CaseObservations& observed) {
+  const auto& steps = observed.driver_report.steps;
+  if (driver.kind != ChildOutcome::Kind::kExited || driver.exit_code == 0 ||
+      observed.transcript.end_reason != "deadline" ||
+      (!observed.official_harness && steps.size() >= scenario.driver_steps.size()))
+    return std::nullopt;
+  std::string waiting = "the harness never completed";
+  if (!observed.official_harness) {
+    const auto& step = scenario.driver_steps[steps.size()];
+    waiting =
+        "step " + std::to_string(steps.size()) + " (" + step.value("op", "") + ") never returned";
+  }
+  return Observation{completion_check(scenario), Outcome::Broken,
+                     std::string(builtin_expected("driver:completed")),
+                     "the client hung: " + waiting + " before the case deadline; its " +
+                         describe(driver) + " came only once the mock server gave up"};
+}
+
 // The driver's own fate: crash, hang, or a clean exit.
 std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutcome& driver,
                                        const CaseObservations& observed) {
+  if (auto hung = exited_once_abandoned(scenario, driver, observed)) return hung;
   if (observed.official_harness && driver.kind != ChildOutcome::Kind::kTimedOut &&
       driver.kind != ChildOutcome::Kind::kSpawnFailed) {
     return harness_exit(driver);
@@ -299,11 +323,19 @@ void driver_checks(const Scenario& scenario, const CaseObservations& observed,
 void fate_checks(const Scenario& scenario, const CaseObservations& observed,
                  const SpecReferences& refs, Evaluation& out) {
   if (observed.driver) {
-    if (auto fate = driver_fate(scenario, *observed.driver, observed)) {
-      out.checks.push_back(judged(scenario.id, *fate, refs));
+    for (auto fate : {driver_fate(scenario, *observed.driver, observed),
+                      hung_step(scenario, *observed.driver, observed)}) {
+      if (!fate) continue;
+      // A call lost behind a skip the client was entitled to (a stream it did not resume)
+      // hangs because of that skip: judging the hang would make the skip a MUST.
+      if (fate->check.id == "driver:completed" && observed.transcript.unsupported) {
+        out.not_judged.push_back(not_judged(
+            scenario.id, fate->check, fate->expected,
+            fate->actual + ", behind a skip: " + *observed.transcript.unsupported, Cause::kSkip));
+      } else {
+        out.checks.push_back(judged(scenario.id, *fate, refs));
+      }
     }
-    if (auto hung = hung_step(scenario, *observed.driver, observed))
-      out.checks.push_back(judged(scenario.id, *hung, refs));
   } else {
     out.not_judged.push_back(not_judged(scenario.id, builtin_check("driver:exit"),
                                         std::string(builtin_expected("driver:exit")),

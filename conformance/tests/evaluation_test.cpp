@@ -179,6 +179,48 @@ TEST(Evaluation, AStepThatReturnedOnlyAtTheServersDeadlineFailsDriverCompleted) 
             nullptr);
 }
 
+// Regression (issue: a hang read as a crash): a Node.js driver whose call never returned
+// exited 13 once the mock server ended its last stream at the case deadline, and the case read
+// "the client crashed: exit 13". A driver that exits with a step unreported only after the
+// server gave up hung.
+TEST(Evaluation, RegressionAHangWasReadAsACrash) {
+  auto o = clean_run();
+  o.transcript.end_reason = "deadline";
+  o.driver->exit_code = 13;
+  o.driver_report = parse_driver_output("{\"step\":0,\"op\":\"connect\",\"ok\":true}\n",
+                                        make_scenario().driver_steps);
+  auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit"), nullptr);
+  const auto* hung = find(e, "ping/while-awaiting:driver:completed");
+  ASSERT_NE(hung, nullptr);
+  EXPECT_EQ(hung->verdict, Verdict::Fail);
+  EXPECT_EQ(hung->actual,
+            "the client hung: step 1 (call_tool) never returned before the case deadline; its "
+            "exit 13 came only once the mock server gave up");
+  // Every step reported, or the server still there: an exit 13 is a crash.
+  o.transcript.end_reason = "eof";
+  e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit")->actual, "the client crashed: exit 13");
+}
+
+// A call lost behind a skip the client was entitled to (a stream it did not resume, a
+// SHOULD) hangs because of that skip: the hang is not judged, as the checks behind it are not.
+TEST(Evaluation, AHangBehindASkippedShouldIsNotJudged) {
+  auto o = clean_run();
+  o.driver->kind = ChildOutcome::Kind::kTimedOut;
+  o.transcript.unsupported = "the client did not resume post:1 (SHOULD)";
+  o.transcript.checks.resize(1);
+  auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:completed"), nullptr);
+  const auto* hung = find_not_judged(e, "ping/while-awaiting:driver:completed");
+  ASSERT_NE(hung, nullptr);
+  EXPECT_EQ(hung->cause, NotJudgedCheck::Cause::kSkip);
+  // Without the skip the same hang fails the case.
+  o.transcript.unsupported.reset();
+  e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(find(e, "ping/while-awaiting:driver:completed")->verdict, Verdict::Fail);
+}
+
 // Regression: a driver check about the client's reaction to a server behaviour was judged
 // although the server never behaved so (the script had stopped first).
 TEST(Evaluation, ADriverCheckIsJudgedOnlyOnceItsCauseWasSent) {
