@@ -38,6 +38,9 @@ std::chrono::milliseconds scaled_ms(const TimeoutTable& table, const std::string
 std::string reproduce_script(const DriverInvocation& invocation, const std::string& old_url,
                              const fs::path& http_server, const fs::path& script_file) {
   std::string script = "#!/bin/sh\n# Reruns this case's driver against the same script.\nset -eu\n";
+  // Where the driver ran: a command given relative to it (`npx tsx client.ts`, a relative
+  // report folder) resolves from there, wherever the script is run from.
+  script += "cd " + shell_quote(fs::current_path().string()) + "\n";
   const auto with_url = [&](const std::string& text) {
     if (old_url.empty()) return shell_quote(text);
     std::string quoted;

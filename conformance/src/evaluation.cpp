@@ -75,6 +75,12 @@ Observation harness_exit(const ChildOutcome& harness) {
                                      " (its client.stderr says why)"};
 }
 
+// What driver:completed expects, in the words of what ran: a driver, or a harness.
+std::string completion_expected(const CaseObservations& observed) {
+  return observed.official_harness ? "the harness completes before the case deadline"
+                                   : std::string(builtin_expected("driver:completed"));
+}
+
 // driver:completed, at the level the case sets for a hang ("deadline_kill").
 CheckDef completion_check(const Scenario& scenario) {
   auto check = builtin_check("driver:completed");
@@ -99,8 +105,7 @@ std::optional<Observation> exited_once_abandoned(const Scenario& scenario,
     waiting =
         "step " + std::to_string(steps.size()) + " (" + step.value("op", "") + ") never returned";
   }
-  return Observation{completion_check(scenario), Outcome::Broken,
-                     std::string(builtin_expected("driver:completed")),
+  return Observation{completion_check(scenario), Outcome::Broken, completion_expected(observed),
                      "the client hung: " + waiting + " before the case deadline; its " +
                          describe(driver) + " came only once the mock server gave up"};
 }
@@ -123,9 +128,12 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutc
       return Observation{exit, Outcome::Broken, expected_exit,
                          "the client crashed: " + describe(driver)};
     case ChildOutcome::Kind::kTimedOut:
-      return Observation{completion_check(scenario), Outcome::Broken,
-                         std::string(builtin_expected("driver:completed")),
-                         "the client hung: " + describe(driver)};
+      return Observation{completion_check(scenario), Outcome::Broken, completion_expected(observed),
+                         observed.transcript.client_spoke
+                             ? "the client hung: " + describe(driver)
+                             : "the client never reached the mock server (no line, no request), "
+                               "and was " +
+                                   describe(driver)};
     case ChildOutcome::Kind::kSpawnFailed:
       break;  // an ERROR, decided before any check
   }
@@ -143,8 +151,7 @@ std::optional<Observation> hung_step(const Scenario& scenario, const ChildOutcom
   const std::string late = steps.empty() ? "the harness exited only after that"
                                          : "step " + std::to_string(steps.back().step) + " (" +
                                                steps.back().op + ") returned only after that";
-  return Observation{completion_check(scenario), Outcome::Broken,
-                     std::string(builtin_expected("driver:completed")),
+  return Observation{completion_check(scenario), Outcome::Broken, completion_expected(observed),
                      "the client was still connected when the mock server gave up at the case "
                      "deadline; " +
                          late};

@@ -140,6 +140,12 @@ TEST(RunnerSafety, ReproduceScriptRerunsAnHttpCase) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3) << out;
   EXPECT_NE(read_text(spec.stderr_file).find("mock server at http://127.0.0.1:"),
             std::string::npos);
+  // Regression: a harness started with `npx tsx client.ts` failed when its reproduce.sh was
+  // run from another folder. The script goes back to where the driver ran.
+  EXPECT_NE(read_text(dir / "reproduce.sh")
+                .find("\ncd '" + std::filesystem::current_path().string() + "'\n"),
+            std::string::npos)
+      << read_text(dir / "reproduce.sh");
 }
 
 TEST(RunnerSafety, ScenarioGlobMatchingNothingIsAUsageError) {

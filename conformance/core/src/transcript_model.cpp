@@ -230,6 +230,12 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
         if (record.value("dir", "") == "s2c" && record.contains("label") &&
             record["label"].is_string())
           result.sent_labels.insert(record["label"].get<std::string>());
+        [[fallthrough]];
+      case RecordKind::Raw:
+        if (record.value("dir", "") == "c2s") result.client_spoke = true;
+        break;
+      case RecordKind::Http:
+        result.client_spoke = true;
         break;
       default:
         break;

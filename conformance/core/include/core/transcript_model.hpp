@@ -51,6 +51,7 @@ inline constexpr std::size_t kTextPayloadLimit = 300;
 struct TranscriptRecords {
   bool present = false;              // the file exists: the client started the mock server
   bool ended = false;                // an `end` record: the mock server finished on its own terms
+  bool client_spoke = false;         // the client wrote a line or made an HTTP request
   std::string end_reason;            // its reason: "eof", "deadline", "output closed", ...
   std::optional<std::string> fatal;  // the mock server's own failure (an ERROR, not the client's)
   std::optional<std::string> unsupported;  // the case needs what the client MAY lack
