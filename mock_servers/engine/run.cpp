@@ -139,6 +139,12 @@ void Run::record_implicit(const CheckDef& check, std::string expected, std::stri
   transcript.check(r);
 }
 
+void Run::negotiated(const std::string& version, const std::string& how) {
+  client.negotiated_version = version;
+  transcript.event("negotiated protocol version " + version + (how.empty() ? "" : " (" + how + ")"),
+                   {{"negotiated", version}, {"step", step_index}});
+}
+
 bool Run::send_messages(const std::vector<Json>& frames, const SendOptions& options,
                         const std::string* label) {
   std::vector<std::string> texts;

@@ -95,6 +95,10 @@ class Run {
   void settle_deferred();
   // The mock server's own check, recorded only when violated.
   void record_implicit(const CheckDef& check, std::string expected, std::string actual);
+  // The session's protocol version is settled (an initialize answered, a modern probe): the
+  // client inbox and the runner's revision gating read it from here and from the transcript
+  // (an `event` with `negotiated`). `how` is said in parentheses when not empty.
+  void negotiated(const std::string& version, const std::string& how = {});
 
   // Sends frames (recorded, kept under `label`); false when a write failed (recorded).
   bool send_messages(const std::vector<Json>& frames, const SendOptions& options,

@@ -84,9 +84,7 @@ struct Discover final : Step {
   }
 
   static void settle_version(Run& run, const std::string& version) {
-    run.client.negotiated_version = version;
-    run.transcript.event("negotiated protocol version " + version + " (modern: per-request _meta)",
-                         {{"negotiated", version}, {"step", run.step_index}});
+    run.negotiated(version, "modern: per-request _meta");
   }
 
   // A legacy client: answered as a dual-era server answers it, then the case cannot run.
@@ -96,10 +94,7 @@ struct Discover final : Step {
     const auto result = initialize_result(init.json, run.defaults);
     const auto version = result["protocolVersion"].get<std::string>();
     if (!run.send_one(make_result(init.json["id"], result))) return run.fail("write failed");
-    run.client.negotiated_version = version;
-    run.transcript.event(
-        "negotiated protocol version " + version + " (legacy: the client sent initialize)",
-        {{"negotiated", version}, {"step", run.step_index}});
+    run.negotiated(version, "legacy: the client sent initialize");
     run.transcript.unsupported(
         "the client started a legacy session (initialize, answered with protocol version " +
         version + "): the case needs a modern one (server/discover, per-request _meta)");

@@ -81,9 +81,7 @@ struct Handshake final : Step {
       return run.fail("write failed");
     }
     const auto negotiated = result["protocolVersion"].get<std::string>();
-    run.client.negotiated_version = negotiated;
-    run.transcript.event("negotiated protocol version " + negotiated,
-                         {{"negotiated", negotiated}, {"step", run.step_index}});
+    run.negotiated(negotiated);
     const auto params = init->json.find("params");
     const bool has_offer =
         params != init->json.end() && params->is_object() && params->contains("protocolVersion");

@@ -1,4 +1,5 @@
 // Writing to the client: send, send_raw, respond.
+#include "core/jsonrpc.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
 #include "engine/run.hpp"
@@ -106,6 +107,12 @@ struct Respond final : Step {
     options.route = *route;
     if (!run.send_messages({frame}, options, label ? &*label : nullptr))
       return run.fail("write failed");
+    // A scripted answer to initialize (ping/during-initialize) settles the session's version
+    // as the handshake step does.
+    const auto result = frame.find("result");
+    if (method_of(request) == "initialize" && result != frame.end() && result->is_object() &&
+        result->contains("protocolVersion") && (*result)["protocolVersion"].is_string())
+      run.negotiated((*result)["protocolVersion"].get<std::string>());
     return StepResult::Ok;
   }
 };

@@ -72,5 +72,19 @@ TEST(SendSteps, RespondWithResultAndErrorTemplates) {
   EXPECT_EQ(client.results[0]["result"]["content"][0]["text"], Json("id was 1"));
 }
 
+// Regression (issue: ping/during-initialize wrote no `negotiated` event, so the runner gated
+// its checks by --revision, not by the version the session ran at): a scripted answer to
+// initialize settles the version as the handshake step does.
+TEST(SendSteps, RegressionARespondedInitializeRecordedNoNegotiatedVersion) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  const auto r = run(test::fixture_script("ping/during-initialize"), ch, client);
+  std::vector<std::string> negotiated;
+  for (const auto& e : records_of(r.records, "event")) {
+    if (e.contains("negotiated")) negotiated.push_back(e["negotiated"].get<std::string>());
+  }
+  EXPECT_EQ(negotiated, std::vector<std::string>{"2025-06-18"});  // what the fake client offers
+}
+
 }  // namespace
 }  // namespace mcpping
