@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
@@ -154,12 +155,19 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     spec.extra_env = invocation.env;
     spec.stdout_file = dir / "client.stdout";
     spec.stderr_file = dir / "client.stderr";
-    // The mock server ends the script at the case deadline; the driver gets a little more to
-    // finish its close step before it counts as hung.
+    // The mock server ends the script at the case deadline, which runs from the client's
+    // first contact; the driver gets a little more to finish its close step before it counts
+    // as hung. A client that started late has its deadline moved on while the mock server
+    // still runs, and once more after it ended, up to the latest the script can end.
     const auto deadline = scaled_ms(timeouts, "case_deadline_ms");
     spec.deadline = deadline + grace;
     spec.kill_grace = grace;
     spec.output_drain = grace;
+    spec.deadline_limit = scaled_ms(timeouts, "startup_ms") + deadline + kMockWatchdog + grace * 2;
+    spec.extend_while = [pid_file = dir / "mock.pid", gone_seen = false]() mutable {
+      if (running_mock_pid(pid_file)) return true;
+      return !std::exchange(gone_seen, true);
+    };
 
     CaseObservations observed;
     observed.transport = planned.transport;

@@ -323,16 +323,24 @@ ChildOutcome run_child(const SpawnSpec& spec) {
       err.close();
     });
   });
-  deadline.expires_after(spec.deadline);
-  deadline.async_wait([&](boost::system::error_code ec) {
+  const auto limit = started + std::max(spec.deadline, spec.deadline_limit);
+  std::function<void(boost::system::error_code)> on_deadline = [&](boost::system::error_code ec) {
     if (ec || exited) return;
+    if (spec.extend_while && std::chrono::steady_clock::now() + spec.kill_grace <= limit &&
+        spec.extend_while()) {
+      deadline.expires_after(spec.kill_grace);
+      deadline.async_wait(on_deadline);
+      return;
+    }
     timed_out = true;
     ::kill(-group, SIGTERM);
     deadline.expires_after(spec.kill_grace);
     deadline.async_wait([&](boost::system::error_code ec2) {
       if (!ec2 && !exited) ::kill(-group, SIGKILL);
     });
-  });
+  };
+  deadline.expires_after(spec.deadline);
+  deadline.async_wait(on_deadline);
 
   // Run until the child has exited and both pipes are closed (or the drain timer closed them).
   while (!(exited && !out.open() && !err.open())) {

@@ -38,7 +38,8 @@ run options:
   --timeout-multiplier X   scales every bound of the timeout table (default 1)
   --report-dir DIR         evidence and reports (default ./mcp-ping-report)
   --junit FILE             JUnit XML (default <report-dir>/junit.xml)
-  --jobs N                 cases run at once (default: 4 x cores)
+  --jobs N                 cases run at once (default: 4 x cores, fewer when the
+                           client's measured start-up is costly)
   --fixtures DIR           scenario fixtures (default: the suite's own)
   --unsupported-exit-code N  exit status when every case is UNSUPPORTED (for ctest)
   --shard I/N              run only the I-th of N deterministic parts of the cases (1-based)

@@ -269,6 +269,14 @@ void script_checks(const Scenario& scenario, const CaseObservations& observed,
     if (auto why = unjudgeable(def, observed, refs)) {
       out.not_judged.push_back(
           not_judged(scenario.id, def, record ? record->expected : "", why->first, why->second));
+    } else if (record && record->outcome == Outcome::NotJudged &&
+               record->details.contains("overloaded_timers_ms")) {
+      out.not_judged.push_back(
+          not_judged(scenario.id, def, record->expected,
+                     "this machine was overloaded (the mock server's timers " +
+                         format_ms(record->details["overloaded_timers_ms"].get<double>()) +
+                         " ms late): " + record->actual,
+                     Cause::kOverload));
     } else if (record && record->outcome == Outcome::NotJudged) {
       out.not_judged.push_back(not_judged(
           scenario.id, def, record->expected,
@@ -361,6 +369,35 @@ void fate_checks(const Scenario& scenario, const CaseObservations& observed,
   }
 }
 
+// The client did not reach the mock server within the start-up budget: that alone is said
+// (driver:started), and nothing of the case's subject is judged (docs/verdicts.md, "Timeouts").
+Evaluation never_started(const Scenario& scenario, const CaseObservations& observed,
+                         const SpecReferences& refs) {
+  Evaluation out;
+  const auto budget_s = format_ms(*observed.transcript.startup_exceeded_ms / 1000.0);
+  std::string actual = "the client did not start within " + budget_s +
+                       " s: no line, byte or request reached the mock server";
+  if (observed.driver)
+    actual += "; the " + std::string(observed.official_harness ? "harness" : "driver") + " " +
+              describe(*observed.driver);
+  out.checks.push_back(judged(scenario.id,
+                              Observation{builtin_check("driver:started"), Outcome::Broken,
+                                          std::string(builtin_expected("driver:started")), actual},
+                              refs));
+  const auto why = "its premise never happened: the client did not start within " + budget_s + " s";
+  for (const auto& def : scenario.script_checks) {
+    if (def.applies_to(observed.transport))
+      out.not_judged.push_back(not_judged(scenario.id, def, "", why, Cause::kPremise));
+  }
+  for (const auto& driver_check : scenario.driver_checks) {
+    out.not_judged.push_back(not_judged(scenario.id, driver_check.check,
+                                        driver_line_expected(scenario, driver_check), why,
+                                        Cause::kPremise));
+  }
+  out.verdict = Verdict::Fail;
+  return out;
+}
+
 // No subject check judged: the case says nothing about the client, and says why.
 void nothing_judged(Evaluation& out) {
   out.verdict = Verdict::Unsupported;
@@ -409,6 +446,7 @@ std::optional<Verdict> subject_verdict(const std::vector<CheckResult>& checks) {
 Evaluation evaluate_case(const Scenario& scenario, const CaseObservations& observed,
                          const SpecReferences& refs) {
   if (auto early = before_checks(scenario, observed)) return std::move(*early);
+  if (observed.transcript.startup_exceeded_ms) return never_started(scenario, observed, refs);
   Evaluation out;
   const auto& transcript = observed.transcript;
   fate_checks(scenario, observed, refs, out);

@@ -18,6 +18,7 @@
 #include "conformance/child_process.hpp"
 #include "conformance/cli.hpp"
 #include "conformance/installation.hpp"
+#include "conformance/job_budget.hpp"
 #include "conformance/official_harness.hpp"
 #include "conformance/serve_session.hpp"
 #include "conformance/suite_runner.hpp"
@@ -347,11 +348,15 @@ int run(const RunOptions& options) {
   suite.precheck = !options.harness && options.precheck == RunOptions::Precheck::kBeside;
   // A case keeps a core busy for about a third of its run (it waits on its client and its
   // timers): four per core keep two cores busy (docs/design-decisions.md, "Parallelism").
-  suite.jobs = options.jobs ? options.jobs : std::max(4u, 4 * std::thread::hardware_concurrency());
+  // Without --jobs, the client's measured start-up lowers that where it is costly
+  // (conformance/job_budget.hpp).
+  suite.jobs = options.jobs ? options.jobs : default_jobs(std::thread::hardware_concurrency());
+  suite.adapt_jobs = options.jobs == 0;
   std::cout << "mcp-ping-conformance " << MCP_PING_VERSION << ": " << cases.size()
             << " cases, revision " << options.revision << ", "
             << (options.strict ? "strict" : "lenient") << ", timeout multiplier "
-            << options.timeout_multiplier << ", " << suite.jobs << " at once\n"
+            << options.timeout_multiplier << ", " << (suite.adapt_jobs ? "up to " : "")
+            << suite.jobs << " at once\n"
             << std::flush;
   const std::string started_at = utc_now();
   RunResult result = run_suite(cases, setup, suite, std::cout);

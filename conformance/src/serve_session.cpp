@@ -165,6 +165,7 @@ Json human_paced_script(const Scenario& scenario, const Defaults& defaults,
   }
   timeouts["expect_ms"] = static_cast<double>(options.wait_ms);
   timeouts["case_deadline_ms"] = static_cast<double>(options.wait_ms);
+  timeouts["startup_ms"] = static_cast<double>(options.wait_ms);
   return script;
 }
 
@@ -287,13 +288,14 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   for (std::size_t i = 0; i < steps.size(); ++i) {
     out << "  " << i + 1 << ". " << client_step_text(steps[i], options.transport) << "\n";
   }
-  out << "\nWaiting up to " << options.wait_ms
+  out << "\nWaiting up to " << options.wait_ms << " ms for your client's first contact, then up to "
+      << options.wait_ms
       << " ms for the script to end (Ctrl-C stops the server and judges what came)...\n"
       << std::flush;
 
   // Over HTTP the server is up already; over stdio the client starts it when it connects.
   const ScriptEndWait ended =
-      wait_for_script_end(dir, stdio ? wait : grace * 2, wait + kMockWatchdog + grace);
+      wait_for_script_end(dir, stdio ? wait : grace * 2, wait * 2 + kMockWatchdog + grace);
   if (http_server) {
     http_server->stop(grace);
   } else {

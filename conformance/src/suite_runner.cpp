@@ -1,17 +1,20 @@
 #include "conformance/suite_runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "conformance/case_schedule.hpp"
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
+#include "conformance/job_budget.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
@@ -60,7 +63,7 @@ std::string details_for(const CaseResult& result) {
 
 }  // namespace
 
-void precheck_driver(const SuiteSetup& setup, const std::string& transport) {
+ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transport) {
   const fs::path dir = setup.report_dir / "precheck";
   fs::create_directories(dir);
   const nlohmann::json server = transport == "stdio"
@@ -78,7 +81,7 @@ void precheck_driver(const SuiteSetup& setup, const std::string& transport) {
       static_cast<std::int64_t>(std::ceil(10000 * setup.timeout_multiplier)));
   const ChildOutcome outcome = run_child(spec);
   if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
-    return;
+    return outcome;
   }
   std::string message =
       "the driver failed the pre-check: given the op \"__unsupported__\" it must "
@@ -108,7 +111,51 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   // before the pre-check had a thread: rethrown here, never escaping the thread.
   std::exception_ptr precheck_failure;
   std::thread precheck;
-  if (options.precheck && !cases.empty()) {
+  const auto run_one = [&](std::size_t i) {
+    CaseResult result = run_case(cases[i], setup);
+    const std::lock_guard lock(output);
+    if (stopped) return;
+    ++done;
+    out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
+    run.cases[i] = std::move(result);
+  };
+  const auto timeouts = scaled_timeouts(setup.defaults, setup.timeout_multiplier);
+  CaseSchedule schedule = schedule_cases(cases, timeouts, options.jobs);
+  unsigned jobs = options.jobs;
+  bool prechecked = false;
+  if (options.adapt_jobs && schedule.busy.size() > 1) {
+    // The client's start-up, measured with nothing beside it, chooses how many run at once.
+    StartupCost cost;
+    const double cpu_before = reaped_children_cpu_s();
+    std::string what = "driver";
+    std::optional<std::size_t> ran;
+    if (options.precheck) {
+      const auto wall = precheck_driver(setup, cases.front().transport).wall;
+      cost.wall_s = std::chrono::duration<double>(wall).count();
+      prechecked = true;
+    } else {
+      // A harness has no pre-check: its first case, alone, measures it (a whole case, so
+      // more than its start-up: the choice errs on the side of fewer at once).
+      ran = schedule.busy.front();
+      const auto t0 = std::chrono::steady_clock::now();
+      run_one(*ran);
+      cost.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      what = "harness (its first case alone)";
+    }
+    cost.cpu_s = reaped_children_cpu_s() - cpu_before;
+    jobs = jobs_for(cost, std::thread::hardware_concurrency(), timeouts.at("startup_ms") / 1000.0);
+    run.info.jobs_choice = describe_jobs_choice(cost, jobs, what);
+    {
+      const std::lock_guard lock(output);
+      out << run.info.jobs_choice << "\n" << std::flush;
+    }
+    schedule = schedule_cases(cases, timeouts, jobs);
+    if (ran) {
+      for (auto* group : {&schedule.exclusive, &schedule.waiting, &schedule.busy})
+        group->erase(std::remove(group->begin(), group->end(), *ran), group->end());
+    }
+  }
+  if (options.precheck && !prechecked && !cases.empty()) {
     precheck = std::thread([&] {
       try {
         precheck_driver(setup, cases.front().transport);
@@ -122,18 +169,8 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
       }
     });
   }
-  const auto run_one = [&](std::size_t i) {
-    CaseResult result = run_case(cases[i], setup);
-    const std::lock_guard lock(output);
-    if (stopped) return;
-    ++done;
-    out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
-    run.cases[i] = std::move(result);
-  };
   // Sleeping cases beside everything, exclusive ones alone among the busy, then the busy ones
   // in the job slots (conformance/case_schedule.hpp).
-  const CaseSchedule schedule = schedule_cases(
-      cases, scaled_timeouts(setup.defaults, setup.timeout_multiplier), options.jobs);
   const auto run_all = [&](const std::vector<std::size_t>& order, std::size_t slots) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
@@ -150,7 +187,7 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
     waiting = std::thread([&] { run_all(schedule.waiting, schedule.waiting_slots); });
   }
   run_all(schedule.exclusive, 1);
-  run_all(schedule.busy, options.jobs);
+  run_all(schedule.busy, jobs);
   if (waiting.joinable()) waiting.join();
   if (precheck.joinable()) precheck.join();
   if (precheck_failure) std::rethrow_exception(precheck_failure);

@@ -203,6 +203,45 @@ TEST(Evaluation, RegressionAHangWasReadAsACrash) {
   EXPECT_EQ(find(e, "ping/while-awaiting:driver:exit")->actual, "the client crashed: exit 13");
 }
 
+// Regression: a client that started slowly on a loaded machine read "no initialize: the case
+// deadline passed" and "the client hung"; one that does not start within the start-up budget
+// is said so, and nothing of the case's subject is judged.
+TEST(Evaluation, RegressionASlowStartReadAsAFailOfTheSubject) {
+  auto o = clean_run();
+  o.driver->kind = ChildOutcome::Kind::kTimedOut;
+  o.driver->wall = std::chrono::milliseconds(34000);
+  o.driver_report = {};
+  o.transcript.startup_exceeded_ms = 30000;
+  o.transcript.checks = {check_record("handshake", Outcome::Broken)};
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Fail);
+  ASSERT_EQ(e.checks.size(), 1u);
+  EXPECT_EQ(e.checks[0].id, "ping/while-awaiting:driver:started");
+  EXPECT_EQ(e.checks[0].actual.rfind("the client did not start within 30.0 s", 0), 0u)
+      << e.checks[0].actual;
+  ASSERT_NE(find_not_judged(e, "ping/while-awaiting:pong"), nullptr);
+  EXPECT_EQ(find_not_judged(e, "ping/while-awaiting:pong")->cause, NotJudgedCheck::Cause::kPremise);
+  EXPECT_NE(find_not_judged(e, "ping/while-awaiting:call-result-delivered"), nullptr);
+}
+
+// A pong late only because the machine was overloaded (the mock server's own timers ran late
+// over its window) is not judged, and says why.
+TEST(Evaluation, ALatePongOnAnOverloadedMachineIsNotJudged) {
+  auto o = clean_run();
+  o.transcript.checks[1].outcome = Outcome::NotJudged;
+  o.transcript.checks[1].actual = "pong after 2300 ms; too late (cap 2000 ms)";
+  o.transcript.checks[1].details = {{"overloaded_timers_ms", 180.5}};
+  const auto e = evaluate_case(make_scenario(), o, kRefs);
+  EXPECT_EQ(e.verdict, Verdict::Pass);
+  const auto* pong = find_not_judged(e, "ping/while-awaiting:pong");
+  ASSERT_NE(pong, nullptr);
+  EXPECT_EQ(pong->cause, NotJudgedCheck::Cause::kOverload);
+  EXPECT_EQ(
+      pong->why.rfind("this machine was overloaded (the mock server's timers 180.5 ms late)", 0),
+      0u)
+      << pong->why;
+}
+
 // A call lost behind a skip the client was entitled to (a stream it did not resume, a
 // SHOULD) hangs because of that skip: the hang is not judged, as the checks behind it are not.
 TEST(Evaluation, AHangBehindASkippedShouldIsNotJudged) {

@@ -30,13 +30,19 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
     }
     auto in = std::move(*stash_);
     stash_.reset();
-    return in;
+    return contacted(std::move(in));
   }
   auto in = run_.channel.receive(deadline);
   if (in.kind != Incoming::Kind::Timeout && in.at > deadline) {
     stash_ = std::move(in);
     return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
   }
+  return contacted(std::move(in));
+}
+
+Incoming ClientInbox::contacted(Incoming in) {
+  if (in.kind != Incoming::Kind::Timeout && in.kind != Incoming::Kind::Interrupted)
+    run_.contact(in.at);
   return in;
 }
 
@@ -148,10 +154,21 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
       ++it;
     }
   }
+  // A wait that starts before the client's first contact opens its window at that contact:
+  // the time the client took to start is not the step's (docs/verdicts.md, "Timeouts").
+  const auto entered = Clock::now();
+  bool before_contact = !run_.first_contact;
   for (;;) {
     if (eof_) return Pump::Eof;
-    const auto limit = std::min(deadline, run_.case_deadline);
+    const auto limit =
+        run_.first_contact ? std::min(deadline, run_.case_deadline) : run_.startup_deadline;
     auto in = next(limit);
+    if (before_contact && run_.first_contact) {
+      before_contact = false;
+      const auto startup = *run_.first_contact - entered;
+      if (startup > Clock::duration::zero() && deadline < Clock::time_point::max() - startup)
+        deadline += startup;
+    }
     switch (in.kind) {
       case Incoming::Kind::Line:
         if (on_line(in, claim)) return Pump::Stopped;
@@ -208,6 +225,11 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
         break;
       }
       case Incoming::Kind::Timeout:
+        if (!run_.first_contact) {
+          if (Clock::now() < run_.startup_deadline) break;
+          run_.exceed_startup();
+          return Pump::CaseDeadline;
+        }
         if (Clock::now() >= run_.case_deadline) return Pump::CaseDeadline;
         if (Clock::now() >= deadline) return Pump::Deadline;
         break;

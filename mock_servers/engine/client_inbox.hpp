@@ -93,6 +93,8 @@ class ClientInbox {
 
  private:
   Incoming next(Clock::time_point deadline);
+  // `in`, after noting the client's first contact (Run::contact) when it is one.
+  Incoming contacted(Incoming in);
   bool on_line(const Incoming& in, const Claim& claim);
   // A line holding a JSON array: its elements queued as messages (a batch the negotiated
   // version allows), or the line recorded as invalid.

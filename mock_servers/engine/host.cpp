@@ -85,7 +85,8 @@ LoadedScript load_script(const std::string& file) {
 }
 
 Clock::time_point case_deadline_of(const nlohmann::json& resolved) {
-  const auto ms = resolved["timeouts"]["case_deadline_ms"].get<double>();
+  const auto& timeouts = resolved["timeouts"];
+  const auto ms = timeouts["startup_ms"].get<double>() + timeouts["case_deadline_ms"].get<double>();
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
 }

@@ -50,7 +50,8 @@ struct LoadedScript {
 // Reads and parses a resolved script; throws FixtureError naming the file.
 LoadedScript load_script(const std::string& file);
 
-// The case deadline of a resolved script, from now.
+// The latest a resolved script can end, from now: its start-up budget and case deadline (the
+// case deadline runs from the client's first contact, at the latest when the budget ends).
 Clock::time_point case_deadline_of(const nlohmann::json& resolved);
 
 // On SIGTERM/SIGINT/SIGHUP: records it and ends the channel's input (SIGTERM, which the

@@ -48,7 +48,9 @@ struct Interpreter::Impl {
 
   std::string finish(Pump why) {
     std::string reason = "eof";
-    if (why == Pump::CaseDeadline || why == Pump::Deadline) {
+    if (run.startup_exceeded) {
+      reason = "deadline";  // said when it passed
+    } else if (why == Pump::CaseDeadline || why == Pump::Deadline) {
       run.transcript.event("the case deadline (" + format_ms(run.timeout("case_deadline_ms")) +
                            " ms) passed");
       reason = "deadline";
@@ -62,7 +64,7 @@ struct Interpreter::Impl {
   }
 
   std::string run_script() {
-    run.case_deadline = Clock::now() + from_ms(run.timeout("case_deadline_ms"));
+    run.start_clock(Clock::now());
     run.transcript.start(static_cast<long>(::getpid()), resolved["scenario"].get<std::string>(),
                          resolved["transport"].get<std::string>(),
                          resolved["revision"].get<std::string>());
@@ -71,10 +73,11 @@ struct Interpreter::Impl {
       const auto& step = script.steps[i];
       const auto result = step.step->run(run);
       if (result == StepResult::Abort) {
-        run.transcript.event(
-            "script stopped at step " + std::to_string(i) + ": " +
-                (run.abort_reason == Pump::Interrupted ? "interrupted" : "case deadline"),
-            {{"step", i}});
+        run.transcript.event("script stopped at step " + std::to_string(i) + ": " +
+                                 (run.abort_reason == Pump::Interrupted ? "interrupted"
+                                  : run.startup_exceeded                ? "the client did not start"
+                                                                        : "case deadline"),
+                             {{"step", i}});
         return finish(run.abort_reason);
       }
       if (result == StepResult::Failed) {

@@ -5,6 +5,7 @@
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
+#include "core/timing.hpp"
 
 namespace mcpping {
 
@@ -52,6 +53,36 @@ Run::Run(const Json& resolved, Channel& channel_, Transcript& transcript_)
   for (const auto& [name, ms] : resolved.at("timeouts").items()) timeouts[name] = ms.get<double>();
   line_cap = resolved.at("line_cap_bytes").get<std::size_t>();
   script_size = resolved.at("script").size();
+}
+
+void Run::start_clock(Clock::time_point now) {
+  startup_deadline = now + from_ms(timeout("startup_ms"));
+  // Until contact, the latest the script can end: the mock servers' watchdogs count to it.
+  case_deadline = startup_deadline + from_ms(timeout("case_deadline_ms"));
+}
+
+void Run::contact(Clock::time_point at) {
+  if (first_contact) return;
+  first_contact = at;
+  case_deadline = at + from_ms(timeout("case_deadline_ms"));
+  transcript.event("first contact from the client, " + format_ms(std::max(0.0, transcript.ms(at))) +
+                       " ms after the server started: the case deadline runs from here",
+                   {{"first_contact", round3(std::max(0.0, transcript.ms(at)))}});
+}
+
+void Run::exceed_startup() {
+  if (startup_exceeded) return;
+  startup_exceeded = true;
+  transcript.event("the client did not start within " + format_ms(timeout("startup_ms") / 1000.0) +
+                       " s: no line, byte or request reached the server (start-up budget "
+                       "startup_ms)",
+                   {{"startup_exceeded", timeout("startup_ms")}});
+}
+
+std::optional<double> Run::overloaded_between(Clock::time_point from, Clock::time_point to) const {
+  const double late = timers.worst_ms(from, to);
+  if (late <= kOverloadedTimersMs) return std::nullopt;
+  return round3(late);
 }
 
 bool Run::later_step_takes(const std::string& method) const {

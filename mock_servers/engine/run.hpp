@@ -20,6 +20,7 @@
 #include "engine/default_server.hpp"
 #include "engine/id_match.hpp"
 #include "engine/step.hpp"
+#include "engine/timer_lateness.hpp"
 #include "engine/transcript.hpp"
 
 namespace mcpping {
@@ -57,7 +58,13 @@ class Run {
   TimeoutTable timeouts;
   std::size_t line_cap = 0;
   std::size_t script_size = 0;
+  // Time starts at first contact (docs/verdicts.md, "Timeouts"): until the client's first
+  // line, byte or request only the start-up budget runs (`startup_ms`, a slow start is the
+  // machine's); from it, the case deadline and every window of the step waiting then.
   Clock::time_point case_deadline;
+  Clock::time_point startup_deadline;
+  std::optional<Clock::time_point> first_contact;
+  bool startup_exceeded = false;
 
   std::vector<const Step*> steps;  // the script, for later_step_takes()
   Captures captures;
@@ -70,11 +77,24 @@ class Run {
   Pump abort_reason = Pump::Deadline;
   std::string stop_reason;
   std::optional<OwedInitialized> owed_initialized;
+  TimerLateness timers;  // how late this process's timers fire, sampled all along
 
   // Whether a step after the current one may take a client request of `method`: such a
   // request waits in the inbox for it instead of getting the default service
   // (docs/scenario-format.md, "Default service"). The current step has seen it already.
   bool later_step_takes(const std::string& method) const;
+
+  // The clock at the start of the script: the start-up budget runs from `now`.
+  void start_clock(Clock::time_point now);
+  // The client's first line, byte or request, at `at`: the case deadline runs from it.
+  void contact(Clock::time_point at);
+  // The start-up budget passed without contact: recorded once.
+  void exceed_startup();
+
+  // How late this process's timers fired between `from` and `to`, when later than
+  // kOverloadedTimersMs: a timing check judged over that window is not judged
+  // (docs/verdicts.md, "Timeouts").
+  std::optional<double> overloaded_between(Clock::time_point from, Clock::time_point to) const;
 
   // A timeout of the table by name, in ms.
   double timeout(const std::string& name) const { return timeouts.at(name); }

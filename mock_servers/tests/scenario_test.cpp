@@ -104,7 +104,7 @@ const BrokenCase kBrokenCases[] = {
     {"unknown-timeout",
      "/script/3/within: unknown timeout \"pong_capms\" (known: burst_cap_ms, case_deadline_ms, "
      "client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, pong_cap_ms, "
-     "quiet_ms, settle_ms)"},
+     "quiet_ms, settle_ms, startup_ms)"},
     {"missing-title", "/title: required"},
     {"unknown-spec", "/script/1/check/spec/0: unknown spec reference \"ping.nope\""},
     {"duplicate-check", "/script/3/check/id: duplicate check id \"call-received\""},
@@ -143,11 +143,11 @@ const BrokenCase kBrokenCases[] = {
     {"driver-idle-unknown-timeout",
      "/driver_steps/1/timeout: unknown timeout \"idle_ms\" (known: burst_cap_ms, case_deadline_ms, "
      "client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, pong_cap_ms, "
-     "quiet_ms, settle_ms)"},
+     "quiet_ms, settle_ms, startup_ms)"},
     {"driver-request-timeout-unknown",
      "/driver_steps/1/request_timeout: unknown timeout \"one_second\" (known: burst_cap_ms, "
      "case_deadline_ms, client_timeout_ms, expect_ms, idle_window_ms, late_pong_ms, observe_ms, "
-     "pong_cap_ms, quiet_ms, settle_ms)"},
+     "pong_cap_ms, quiet_ms, settle_ms, startup_ms)"},
     {"driver-argument-unknown-macro",
      "/driver_steps/1/arguments/text: arguments know only the macro $repeat, not $repaet"},
     {"driver-argument-bad-repeat",
@@ -433,7 +433,7 @@ TEST(Scenario, SpecReferencesSayWhomTheyBind) {
 TEST(Scenario, DefaultsAndSpecReferencesLoad) {
   const auto defaults = test::fixture_defaults();
   EXPECT_EQ(defaults.line_cap_bytes, 1048576u);
-  EXPECT_EQ(defaults.timeouts.size(), 10u);
+  EXPECT_EQ(defaults.timeouts.size(), 11u);
   EXPECT_EQ(defaults.server_info["name"], Json("mcp-ping-conformance-mock"));
   const auto refs = test::fixture_refs();
   ASSERT_TRUE(refs.count("ping.respond-promptly"));

@@ -198,6 +198,7 @@ json to_json(const RunResult& run) {
                 {"strict", run.info.strict},
                 {"timeout_multiplier", run.info.timeout_multiplier},
                 {"pong_cap_ms", run.info.pong_cap_ms},
+                {"jobs_choice", run.info.jobs_choice},
                 {"driver", run.info.driver_argv},
                 {"started_at", run.started_at},
                 {"duration_ms", run.duration_ms}}},
@@ -248,6 +249,7 @@ RunResult read_results_json(const std::filesystem::path& file) {
     run.info.strict = info.value("strict", false);
     run.info.timeout_multiplier = info.value("timeout_multiplier", 1.0);
     run.info.pong_cap_ms = info.value("pong_cap_ms", 0.0);
+    run.info.jobs_choice = info.value("jobs_choice", "");
     run.info.driver_argv = info.value("driver", std::vector<std::string>{});
     run.started_at = info.value("started_at", "");
     run.duration_ms = info.value("duration_ms", 0.0);

@@ -27,6 +27,13 @@ const std::vector<BuiltinCheck>& builtin_checks() {
        {"suite.client-survives"},
        "a driver ran the case",
        "the driver exits 0 after attempting every step"},
+      {"driver:started",
+       Level::Must,
+       K::Fate,
+       {"suite.client-survives"},
+       "a driver ran the case",
+       "the client reaches the mock server (a line on stdio, a request over HTTP) within the "
+       "start-up budget (startup_ms)"},
       {"driver:completed",
        Level::Must,
        K::Fate,

@@ -195,7 +195,7 @@ std::string nearest_revision_on(std::string_view transport, std::string_view rev
 
 const std::vector<std::string>& required_timeouts() {
   static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
-                                                 "pong_cap_ms", "quiet_ms"};
+                                                 "pong_cap_ms",      "quiet_ms",  "startup_ms"};
   return names;
 }
 

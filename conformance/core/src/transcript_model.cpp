@@ -215,6 +215,10 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
           result.sent_labels.insert(record["fired"].get<std::string>());
         if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
           result.negotiated = record["negotiated"].get<std::string>();
+        if (record.contains("first_contact") && record["first_contact"].is_number())
+          result.first_contact_ms = record["first_contact"].get<double>();
+        if (record.contains("startup_exceeded") && record["startup_exceeded"].is_number())
+          result.startup_exceeded_ms = record["startup_exceeded"].get<double>();
         break;
       case RecordKind::Fatal:
         result.fatal = text_of(record, "what");

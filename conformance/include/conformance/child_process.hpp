@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,11 @@ struct SpawnSpec {
   std::chrono::milliseconds deadline{10000};     // then SIGTERM to the group
   std::chrono::milliseconds kill_grace{1000};    // then SIGKILL to the group
   std::chrono::milliseconds output_drain{2000};  // after exit: wait for pipes to close
+  // Asked each time the deadline passes: true while what the child legitimately waits on is
+  // still at work (a mock server whose case deadline ran from the client's late first
+  // contact). The deadline then moves on by `kill_grace`, never past `deadline_limit`.
+  std::function<bool()> extend_while;
+  std::chrono::milliseconds deadline_limit{0};
 };
 
 struct ChildOutcome {

@@ -64,6 +64,7 @@ struct ExpectResponse final : Step {
     std::string text;                          // the Actual
     bool answered = false;                     // any response came
     std::optional<Clock::time_point> pong_at;  // when a valid pong came (latency recorded)
+    bool only_late = false;                    // Broken for nothing but coming after the cap
   };
 
   std::string expected_text(const std::vector<SentFrame>& requests, Bounds bounds) const;
@@ -125,6 +126,7 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
   const auto after = elapsed_ms(req.written, first->at);
   std::vector<std::string> notes;
   std::optional<Clock::time_point> pong_at;
+  bool only_late = false;
   if (how == IdMatch::Loose) {
     o = Outcome::Broken;
     notes.push_back("id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
@@ -174,6 +176,7 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
       o = std::max(o, Outcome::Degraded);
       notes.push_back("answered only at the client's next request, not while idle");
     } else {
+      only_late = o != Outcome::Broken;
       o = Outcome::Broken;
       notes.push_back("too late (cap " + format_ms(bounds.within_ms) + " ms)");
     }
@@ -187,6 +190,7 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
   const auto accepted = got.size() - refused;
   if (accepted > 1) {
     o = Outcome::Broken;
+    only_late = false;
     notes.push_back(std::to_string(accepted) + " responses to the same request");
   } else if (refused > 0 && got.size() > 1) {
     notes.push_back(std::to_string(got.size()) + " attempts, " + std::to_string(refused) +
@@ -194,7 +198,7 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
   }
   std::string text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
   for (const auto& n : notes) text += "; " + n;
-  return {o, text, true, pong_at};
+  return {o, text, true, pong_at, only_late};
 }
 
 void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const {
@@ -205,8 +209,14 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
   std::size_t answered = 0;
   std::optional<Clock::time_point> last_pong;
   const ClientAnswers answers(run.client.responses);
+  // Late pongs while this machine's timers ran late (machine_lateness below) are the
+  // machine's, not the client's.
+  bool broken_only_late = true;
+  auto window_end = requests.front().written;
   for (const auto& req : requests) {
-    auto [o, text, was_answered, pong_at] = judge_one(answers, req, bounds, latencies);
+    auto [o, text, was_answered, pong_at, only_late] = judge_one(answers, req, bounds, latencies);
+    if (o == Outcome::Broken && !only_late) broken_only_late = false;
+    if (pong_at) window_end = std::max(window_end, *pong_at);
     if (was_answered) ++answered;
     if (pong_at && (!last_pong || *pong_at > *last_pong)) last_pong = pong_at;
     outcome = std::max(outcome, o);
@@ -243,6 +253,14 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
       actual += "; " + std::to_string(problems.size()) + " problem(s): " + first_five(problems);
   }
   if (error_wanted) latencies.clear();  // latency is recorded for pongs only
+  if (outcome == Outcome::Broken && broken_only_late) {
+    auto window_start = requests.front().written;
+    for (const auto& req : requests) window_start = std::min(window_start, req.written);
+    if (auto late = run.overloaded_between(window_start, window_end)) {
+      outcome = Outcome::NotJudged;
+      details["overloaded_timers_ms"] = *late;
+    }
+  }
   run.record(check, outcome, expected_text(requests, bounds), actual, latencies,
              std::move(details));
   if (code_check) judge_code(run, requests);

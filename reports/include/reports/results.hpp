@@ -40,7 +40,7 @@ struct NotJudgedCheck {
   Level level = Level::Must;
   std::string expected;
   std::string why;
-  enum class Cause { kPremise, kRevision, kSkip, kNoDriver };
+  enum class Cause { kPremise, kRevision, kSkip, kNoDriver, kOverload };
   Cause cause = Cause::kPremise;
 };
 
@@ -93,6 +93,8 @@ struct RunInfo {
   double timeout_multiplier = 1.0;
   std::vector<std::string> driver_argv;
   double pong_cap_ms = 0;
+  // How many cases ran at once, and why, when the run chose it from the client's start-up.
+  std::string jobs_choice;
 };
 
 // What a baseline says of a case or a finding (docs/baselines.md).

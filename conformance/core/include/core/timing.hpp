@@ -25,4 +25,9 @@ inline std::chrono::milliseconds driver_grace(double timeout_multiplier) {
       static_cast<std::int64_t>(std::ceil(kDriverGraceMs * timeout_multiplier)));
 }
 
+// A mock server whose own timers woke up later than this during a timing window (a pong cap, a
+// burst cap) ran on an overloaded machine: on a quiet one they are under 3 ms late, beside a
+// busy loop on every core under 100 ms. A pong late in such a window is not judged.
+inline constexpr double kOverloadedTimersMs = 50;
+
 }  // namespace mcpping
