@@ -111,6 +111,10 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   ClientMessage msg{std::move(json), in.at, client_requests, in.meta, {}};
   const auto& j = msg.json;
   if (j.contains("method")) {
+    if (is_request(j)) {
+      msg.request_index = request_ids.size();
+      request_ids.emplace_back(j["id"], method_of(j));
+    }
     if (run_.take_owed_initialized(msg)) return false;
     const auto method = method_of(j);
     if (is_request(j) && method != "ping") ++client_requests;
@@ -296,8 +300,17 @@ void ClientInbox::check_modern_request(const ClientMessage& message) {
       meta_recorded_ = true;
       run_.record_implicit(builtin_check("modern:request-meta"),
                            std::string("every request carries _meta with ") + kMetaProtocolVersion +
-                               " (a version the server supports) and " + kMetaClientCapabilities,
+                               " and " + kMetaClientCapabilities,
                            what + ": " + join(problems, "; "));
+    }
+  }
+  if (!unsupported_version_noted_) {
+    if (const auto unsupported = unsupported_meta_version(message.json)) {
+      // A real server answers -32022 and the client SHOULD retry: lenient, served as it is.
+      unsupported_version_noted_ = true;
+      run_.transcript.event(what + ": " + *unsupported +
+                            "; a real server answers UnsupportedProtocolVersionError (-32022), "
+                            "this one serves it");
     }
   }
   if (!client_info_recorded_ && lacks_client_info(message.json)) {
