@@ -119,6 +119,7 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
     const auto method = method_of(j);
     if (is_request(j) && method != "ping") ++client_requests;
     if (is_request(j) && era() == Era::Modern) check_modern_request(msg);
+    if (method == "notifications/cancelled") check_cancellation(msg);
     if (claim && claim(msg)) return true;
     if (serving) {
       if (auto answer = default_answer(j, run_.defaults, era())) run_.send_one(*answer);
@@ -290,6 +291,31 @@ bool ClientInbox::serve_in_passing(const ClientMessage& message) {
       std::move(extra));
   if (auto answer = default_answer(request, run_.defaults, era())) run_.send_one(*answer);
   return true;
+}
+
+void ClientInbox::check_cancellation(const ClientMessage& message) {
+  const auto& j = message.json;
+  if (cancellation_recorded_ || !j.contains("params") || !j["params"].is_object() ||
+      !j["params"].contains("requestId"))
+    return;
+  const auto& id = j["params"]["requestId"];
+  const std::pair<Json, std::string>* issued = nullptr;
+  for (const auto& request : request_ids)
+    if (same_json(request.first, id)) issued = &request;
+  std::string problem;
+  std::string_view spec = "cancellation.only-issued";
+  if (!issued) {
+    problem = "its requestId " + safe_dump(id) + " names no request the client sent";
+  } else if (issued->second == "initialize") {
+    problem = "its requestId " + safe_dump(id) + " is the client's initialize";
+    spec = "cancellation.not-initialize";
+  } else {
+    return;
+  }
+  cancellation_recorded_ = true;
+  run_.record_implicit(builtin_check("cancellation:references", spec),
+                       std::string(builtin_expected("cancellation:references")),
+                       describe_message(j) + ": " + problem);
 }
 
 void ClientInbox::check_modern_request(const ClientMessage& message) {

@@ -73,6 +73,9 @@ class ClientInbox {
   // server's own checks (modern:request-meta, MUST; modern:client-info, SHOULD), each once
   // per case; the request is processed all the same, as a lenient server would.
   void check_modern_request(const ClientMessage& message);
+  // A client notifications/cancelled: records cancellation:references (MUST), once per case,
+  // when its requestId names no request the client sent before, or its initialize.
+  void check_cancellation(const ClientMessage& message);
 
   std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
   std::vector<ClientMessage> responses;  // every client response, in order
@@ -116,6 +119,7 @@ class ClientInbox {
   bool meta_recorded_ = false;
   bool client_info_recorded_ = false;
   bool unsupported_version_noted_ = false;
+  bool cancellation_recorded_ = false;
 };
 
 }  // namespace mcpping

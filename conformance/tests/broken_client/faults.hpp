@@ -64,6 +64,7 @@ inline const std::set<std::string> kFaults = {
     "cancel-fails-call",             // a notifications/cancelled it cannot match fails the call
     "no-request-timeout",            // ignores a step's timeout_ms: waits 30 s for any answer
     "no-cancel-on-timeout",          // gives up on a request without notifications/cancelled
+    "cancels-unknown-request",       // its notifications/cancelled names an id it never sent
     "timeout-breaks-session",        // after giving up on a request, sends every later one
                                      // and fails it whatever the answer
     "timeout-ends-session",          // after giving up on a request, considers the connection
@@ -80,6 +81,7 @@ inline const std::set<std::string> kFaults = {
     "legacy-replies",         // modern session: answers server requests as a legacy client (pong);
                               // with method-not-found, with -32601
     "modern-request-aborts",  // modern session: a server request aborts the process
+    "modern-null-id-error",   // modern session: answers server requests with an error, id null
     "skips-discover",         // modern session: starts with its request, no server/discover probe
     // The 2026-07-28 Streamable HTTP binding's request metadata headers, on request POSTs:
     "modern-no-version-header",  // no MCP-Protocol-Version
@@ -163,6 +165,10 @@ inline json reply_to(const json& frame) {
   // A modern client writes no responses; the faults break that, or die of the request.
   if (modern_session() && frame.contains("id")) {
     if (has("modern-request-aborts")) std::abort();
+    if (has("modern-null-id-error"))
+      return {{"jsonrpc", "2.0"},
+              {"id", nullptr},
+              {"error", {{"code", -32601}, {"message", "Method not found"}}}};
     if (!has("legacy-replies") && !has("method-not-found")) return nullptr;
   }
   if (!frame.contains("id")) {

@@ -69,8 +69,9 @@ json own_ping(std::unique_ptr<broken::Connection>& connection, const json& step)
 
 // "the sender SHOULD issue a cancellation notification for that request"
 void cancel(broken::Connection& connection, const broken::TimedOut& e) {
+  const int id = broken::has("cancels-unknown-request") ? e.id + 1000 : e.id;
   if (!broken::has("no-cancel-on-timeout"))
-    connection.notify("notifications/cancelled", {{"requestId", e.id}, {"reason", e.what()}});
+    connection.notify("notifications/cancelled", {{"requestId", id}, {"reason", e.what()}});
 }
 
 // lists-tools-first: the tool list, as a library that looks a tool up before using it; a tool
