@@ -65,10 +65,13 @@ std::string why_not_reached(const TranscriptRecords& transcript) {
 
 // An official harness exits non-zero when its client reported an error (connect, tools/list
 // or close failed), and exits 0 when it completed: that status stands in for the driver
-// checks, which judge step lines a harness never prints.
-Observation harness_exit(const ChildOutcome& harness) {
+// checks, which judge step lines a harness never prints, at their level. Killed by a signal,
+// it crashed: MUST, as driver:exit.
+Observation harness_exit(const Scenario& scenario, const ChildOutcome& harness) {
   const bool completed = harness.kind == ChildOutcome::Kind::kExited && harness.exit_code == 0;
-  return Observation{builtin_check("harness:exit"), completed ? Outcome::Met : Outcome::Broken,
+  auto check = builtin_check("harness:exit");
+  if (harness.kind == ChildOutcome::Kind::kExited) check.level = scenario.harness_exit;
+  return Observation{std::move(check), completed ? Outcome::Met : Outcome::Broken,
                      std::string(builtin_expected("harness:exit")),
                      completed ? "exit 0"
                                : "the harness did not complete: " + describe(harness) +
@@ -116,7 +119,7 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutc
   if (auto hung = exited_once_abandoned(scenario, driver, observed)) return hung;
   if (observed.official_harness && driver.kind != ChildOutcome::Kind::kTimedOut &&
       driver.kind != ChildOutcome::Kind::kSpawnFailed) {
-    return harness_exit(driver);
+    return harness_exit(scenario, driver);
   }
   const auto exit = builtin_check("driver:exit");
   const std::string expected_exit(builtin_expected("driver:exit"));

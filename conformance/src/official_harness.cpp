@@ -77,6 +77,17 @@ HarnessFit fit_official_harness(const Scenario& scenario, const std::string& tra
   if (auto why = rewrite_script(adapted.script)) return unfit(std::move(*why));
   adapted.driver_steps =
       Json::array({{{"op", "connect"}}, {{"op", "list_tools"}}, {{"op", "close"}}});
+  // Its exit stands in for the driver checks, at their level: after the server's own violation
+  // a failed call is SHOULD or MAY for a driver, and so it is for a harness.
+  const auto strength = [](Level l) {
+    return l == Level::Must ? 0 : l == Level::Should ? 1 : l == Level::May ? 2 : 3;
+  };
+  if (!scenario.driver_checks.empty()) {
+    adapted.harness_exit = scenario.driver_checks.front().check.level;
+    for (const auto& check : scenario.driver_checks)
+      if (strength(check.check.level) < strength(adapted.harness_exit))
+        adapted.harness_exit = check.check.level;
+  }
   adapted.driver_checks.clear();
   return HarnessFit{std::move(adapted), "", false};
 }

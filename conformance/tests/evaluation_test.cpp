@@ -603,6 +603,22 @@ TEST(Evaluation, AHarnessExitingNonZeroDidNotCompleteAnd127IsNoOptOut) {
   }
 }
 
+// Regression (harness:exit failed a harness whose call failed after the server's own
+// violation, where a driver gets NON_STRICT): its exit takes the level of the driver checks it
+// stands in for; killed by a signal it crashed, which stays MUST.
+TEST(Evaluation, RegressionHarnessExitWasMustWhereItsDriverChecksAreShould) {
+  auto s = harness_scenario();
+  s.harness_exit = Level::Should;
+  const auto exited = evaluate_case(s, harness_run(1), kRefs);
+  EXPECT_EQ(find(exited, "ping/while-awaiting:harness:exit")->verdict, Verdict::NonStrict);
+  EXPECT_EQ(exited.verdict, Verdict::NonStrict);
+  auto crashed = harness_run(0);
+  crashed.driver->kind = ChildOutcome::Kind::kSignaled;
+  crashed.driver->signal = 11;
+  EXPECT_EQ(find(evaluate_case(s, crashed, kRefs), "ping/while-awaiting:harness:exit")->verdict,
+            Verdict::Fail);
+}
+
 TEST(Evaluation, AHarnessThatExitedOnlyAtTheServersDeadlineHung) {
   auto o = harness_run(0);
   o.transcript.end_reason = "deadline";

@@ -52,6 +52,20 @@ TEST(OfficialHarnessFit, APendingCallBecomesTheHarnessToolsList) {
   EXPECT_EQ(adapted.id, "ping/while-awaiting");
 }
 
+// Regression (harness:exit was MUST where the driver checks it stands in for are SHOULD or
+// MAY, e.g. the call's result after the server's own violation): it takes their level.
+TEST(OfficialHarnessFit, RegressionHarnessExitWasMustWhereItsDriverChecksAreShould) {
+  EXPECT_EQ(fit_official_harness(pending_call_case(), "streamable-http").scenario->harness_exit,
+            Level::Must);
+  Scenario after_violation = pending_call_case();
+  after_violation.driver_checks[0].check.level = Level::Should;
+  EXPECT_EQ(fit_official_harness(after_violation, "streamable-http").scenario->harness_exit,
+            Level::Should);
+  after_violation.driver_checks[0].check.level = Level::May;
+  EXPECT_EQ(fit_official_harness(after_violation, "streamable-http").scenario->harness_exit,
+            Level::May);
+}
+
 TEST(OfficialHarnessFit, OnlyStreamableHttp) {
   for (const std::string transport : {"stdio", "sse"}) {
     const HarnessFit fit = fit_official_harness(pending_call_case(), transport);
@@ -202,7 +216,7 @@ TEST(OfficialHarnessListing, CoversTheCasesThatFitOnStreamableHttp) {
     EXPECT_FALSE(listed(id)) << id;
   }
   const auto lines = std::count(listing.begin(), listing.end(), '\n');
-  EXPECT_EQ(lines, 41);
+  EXPECT_EQ(lines, 46);
 }
 
 TEST(OfficialHarnessListing, MarkdownNamesWhyEveryOtherCaseIsNotCovered) {

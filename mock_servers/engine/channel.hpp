@@ -34,7 +34,8 @@ struct SseFraming {
   std::optional<std::string> event = "message";
   std::optional<std::string> id;      // the `id:` field
   std::optional<std::int64_t> retry;  // the `retry:` field, in ms
-  std::string line_end = "\n";        // "\n" or "\r\n"
+  std::string line_end = "\n";        // "\n", "\r\n" or "\r"
+  bool field_space = true;            // "data: x"; false writes "data:x" (no space)
   bool multiline = false;             // pretty-printed JSON over several `data:` lines
   std::string prefix;                 // raw bytes written before the event
 };

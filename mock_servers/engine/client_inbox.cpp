@@ -117,10 +117,15 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   ClientMessage msg{std::move(json), in.at, client_requests, in.meta, {}};
   const auto& j = msg.json;
   if (j.contains("method")) {
+    if (is_request(j)) {
+      msg.request_index = request_ids.size();
+      request_ids.emplace_back(j["id"], method_of(j));
+    }
     if (run_.take_owed_initialized(msg)) return false;
     const auto method = method_of(j);
     if (is_request(j) && method != "ping") ++client_requests;
     if (is_request(j) && era() == Era::Modern) check_modern_request(msg);
+    if (method == "notifications/cancelled") check_cancellation(msg);
     if (claim && claim(msg)) return true;
     if (serving) {
       if (auto answer = default_answer(j, run_.defaults, era())) run_.send_one(*answer);
@@ -310,6 +315,31 @@ bool ClientInbox::serve_in_passing(const ClientMessage& message) {
   return true;
 }
 
+void ClientInbox::check_cancellation(const ClientMessage& message) {
+  const auto& j = message.json;
+  if (cancellation_recorded_ || !j.contains("params") || !j["params"].is_object() ||
+      !j["params"].contains("requestId"))
+    return;
+  const auto& id = j["params"]["requestId"];
+  const std::pair<Json, std::string>* issued = nullptr;
+  for (const auto& request : request_ids)
+    if (same_json(request.first, id)) issued = &request;
+  std::string problem;
+  std::string_view spec = "cancellation.only-issued";
+  if (!issued) {
+    problem = "its requestId " + safe_dump(id) + " names no request the client sent";
+  } else if (issued->second == "initialize") {
+    problem = "its requestId " + safe_dump(id) + " is the client's initialize";
+    spec = "cancellation.not-initialize";
+  } else {
+    return;
+  }
+  cancellation_recorded_ = true;
+  run_.record_implicit(builtin_check("cancellation:references", spec),
+                       std::string(builtin_expected("cancellation:references")),
+                       describe_message(j) + ": " + problem);
+}
+
 void ClientInbox::check_modern_request(const ClientMessage& message) {
   const auto what = describe_message(message.json);
   if (!meta_recorded_) {
@@ -318,8 +348,17 @@ void ClientInbox::check_modern_request(const ClientMessage& message) {
       meta_recorded_ = true;
       run_.record_implicit(builtin_check("modern:request-meta"),
                            std::string("every request carries _meta with ") + kMetaProtocolVersion +
-                               " (a version the server supports) and " + kMetaClientCapabilities,
+                               " and " + kMetaClientCapabilities,
                            what + ": " + join(problems, "; "));
+    }
+  }
+  if (!unsupported_version_noted_) {
+    if (const auto unsupported = unsupported_meta_version(message.json)) {
+      // A real server answers -32022 and the client SHOULD retry: lenient, served as it is.
+      unsupported_version_noted_ = true;
+      run_.transcript.event(what + ": " + *unsupported +
+                            "; a real server answers UnsupportedProtocolVersionError (-32022), "
+                            "this one serves it");
     }
   }
   if (!client_info_recorded_ && lacks_client_info(message.json)) {

@@ -28,6 +28,7 @@ struct ClientMessage {
   std::size_t requests_before = 0;  // client requests (not pings) that arrived before it
   Json meta;                        // HTTP facts (Incoming::meta); null on stdio
   std::string event;                // a transport event's name; json is null then
+  std::size_t request_index = 0;    // a request: its place in ClientInbox::request_ids
 };
 
 // HTTP: the session the host attached the message to ("" on stdio).
@@ -72,14 +73,19 @@ class ClientInbox {
   // server's own checks (modern:request-meta, MUST; modern:client-info, SHOULD), each once
   // per case; the request is processed all the same, as a lenient server would.
   void check_modern_request(const ClientMessage& message);
+  // A client notifications/cancelled: records cancellation:references (MUST), once per case,
+  // when its requestId names no request the client sent before, or its initialize.
+  void check_cancellation(const ClientMessage& message);
 
   std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
   std::vector<ClientMessage> responses;  // every client response, in order
   // Responses POSTed and refused by an HTTP rule (meta: the POST's facts, `refused`).
   std::vector<ClientMessage> refused_responses;
   std::size_t client_requests = 0;  // client requests other than ping so far
-  bool serving = false;             // answer requests the default way as they come
-  bool get_stream_open = false;     // HTTP: the client's listening stream is open
+  // Every client request's id and method, in the order they came (the session's used ids).
+  std::vector<std::pair<Json, std::string>> request_ids;
+  bool serving = false;          // answer requests the default way as they come
+  bool get_stream_open = false;  // HTTP: the client's listening stream is open
   // stdio: the armed hold happened (bytes of the message it stopped in), until a step takes it.
   std::optional<std::size_t> held_input_bytes;
   // Streamable HTTP: the streams the client resumed (a GET with Last-Event-ID), by name
@@ -114,6 +120,8 @@ class ClientInbox {
   bool invalid_recorded_ = false;
   bool meta_recorded_ = false;
   bool client_info_recorded_ = false;
+  bool unsupported_version_noted_ = false;
+  bool cancellation_recorded_ = false;
 };
 
 }  // namespace mcpping

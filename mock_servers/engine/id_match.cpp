@@ -35,6 +35,9 @@ IdMatch match_id(const Json& sent, const Json& got) {
   if (beyond && got.is_number() && sent.get<double>() == got.get<double>()) {
     return IdMatch::Rounded;
   }
+  // JSON has one number type: 42 written back as 42.0 is the same value, which is what
+  // JSON-RPC asks of a response's id ("It MUST be the same as the value of the id member").
+  if (sent.is_number() && got.is_number() && same_scalar(sent, got)) return IdMatch::Strict;
   const bool scalar = !sent.is_structured() && !got.is_structured() && !sent.is_null();
   if (scalar && (same_scalar(sent, got) || value_text(sent) == value_text(got)))
     return IdMatch::Loose;
@@ -87,8 +90,11 @@ bool attributed(const SentFrame& req, const Json& resp, const std::vector<SentFr
   }
   if (req_has_id && is_valid_request_id(req.frame["id"])) return false;
   if (!resp_has_id) return true;
+  // Only the server's requests: a client response cannot answer one of the server's own
+  // responses (to the client's initialize, id 1, say).
   for (const auto& other : all_sent) {
-    if (other.frame.contains("id") && match_id(other.frame["id"], resp["id"]) != IdMatch::None)
+    if (other.frame.contains("method") && other.frame.contains("id") &&
+        match_id(other.frame["id"], resp["id"]) != IdMatch::None)
       return false;
   }
   return true;

@@ -21,8 +21,9 @@ struct SentFrame {
   std::size_t requests_before = 0;  // client requests (not pings) that had arrived before
 };
 
-// How a response id relates to a request id: the same JSON (Strict), an integer beyond 2^53
-// that came back rounded (Rounded), the same text in another type (Loose), or not at all.
+// How a response id relates to a request id: the same JSON value (Strict; a number written
+// another way, 42 as 42.0, included), an integer beyond 2^53 that came back rounded
+// (Rounded), the same text in another type (Loose), or not at all.
 enum class IdMatch { None, Strict, Rounded, Loose };
 
 IdMatch match_id(const Json& sent, const Json& got);
@@ -40,8 +41,8 @@ class IdIndex {
 };
 
 // Whether `resp` answers `req` for expect_no_response: by id, or, for a request without a
-// usable id, a response with a null or absent id or with an id the server never sent
-// (`all_sent`).
+// usable id, a response with a null or absent id or with an id no request the server sent
+// carried (`all_sent`; the server's own responses do not count).
 bool attributed(const SentFrame& req, const Json& resp, const std::vector<SentFrame>& all_sent);
 
 }  // namespace mcpping

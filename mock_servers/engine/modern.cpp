@@ -56,13 +56,6 @@ std::vector<std::string> meta_problems(const Json& request) {
   } else if (!version->is_string()) {
     problems.push_back(std::string(kMetaProtocolVersion) + " is " + safe_dump(*version) +
                        ", not a string");
-  } else {
-    const auto supported = supported_modern_revisions();
-    if (std::find(supported.begin(), supported.end(), version->get<std::string>()) ==
-        supported.end()) {
-      problems.push_back(std::string(kMetaProtocolVersion) + " " + safe_dump(*version) +
-                         " is not a version the server supports (" + join(supported, ", ") + ")");
-    }
   }
   const auto capabilities = meta->find(kMetaClientCapabilities);
   if (capabilities == meta->end()) {
@@ -72,6 +65,15 @@ std::vector<std::string> meta_problems(const Json& request) {
                        ", not an object");
   }
   return problems;
+}
+
+std::optional<std::string> unsupported_meta_version(const Json& request) {
+  const auto version = meta_protocol_version(request);
+  const auto supported = supported_modern_revisions();
+  if (!version || std::find(supported.begin(), supported.end(), *version) != supported.end())
+    return std::nullopt;
+  return std::string(kMetaProtocolVersion) + " \"" + *version +
+         "\" is not a version the server supports (" + join(supported, ", ") + ")";
 }
 
 bool lacks_client_info(const Json& request) {

@@ -34,8 +34,14 @@ Json modern_result(Json result, const ServerDefaults& defaults);
 std::optional<std::string> meta_protocol_version(const Json& request);
 
 // What a client request's _meta breaks among the required per-request fields: each missing
-// or malformed field, and a protocol version the server does not support. Empty when none.
+// or malformed field. Empty when none. A version the server does not support breaks nothing
+// ("fields marked as required MUST be included"): the server answers it with
+// UnsupportedProtocolVersionError and the client SHOULD retry (unsupported_meta_version).
 std::vector<std::string> meta_problems(const Json& request);
+
+// The protocol version a request's _meta names as a string when the server does not support
+// it, said in words; nullopt otherwise.
+std::optional<std::string> unsupported_meta_version(const Json& request);
 
 // Whether a client request's _meta lacks io.modelcontextprotocol/clientInfo (a SHOULD).
 bool lacks_client_info(const Json& request);

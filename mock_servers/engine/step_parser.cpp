@@ -148,7 +148,7 @@ SseFraming StepParser::sse() const {
   const auto& c = reader();
   const auto p = pointer("sse");
   const auto& o = c.object(step_["sse"], p);
-  c.only_keys(o, {"event", "id", "retry", "line_end", "multiline", "prefix"}, p);
+  c.only_keys(o, {"event", "id", "retry", "line_end", "multiline", "prefix", "field_space"}, p);
   // Field values must stay on their line: a line break would start another field.
   auto one_line = [&](const char* key) -> std::optional<std::string> {
     if (!o.contains(key)) return std::nullopt;
@@ -164,8 +164,12 @@ SseFraming StepParser::sse() const {
     sse.retry = static_cast<std::int64_t>(c.count(o["retry"], p + "/retry", 0));
   if (o.contains("line_end")) {
     sse.line_end = c.string(o["line_end"], p + "/line_end");
-    if (sse.line_end != "\n" && sse.line_end != "\r\n")
-      fail(p + "/line_end", "must be \"\\n\" or \"\\r\\n\"");
+    if (sse.line_end != "\n" && sse.line_end != "\r\n" && sse.line_end != "\r")
+      fail(p + "/line_end", "must be \"\\n\", \"\\r\\n\" or \"\\r\"");
+  }
+  if (o.contains("field_space")) {
+    if (!o["field_space"].is_boolean()) fail(p + "/field_space", "must be a boolean");
+    sse.field_space = o["field_space"].get<bool>();
   }
   if (o.contains("multiline")) {
     if (!o["multiline"].is_boolean()) fail(p + "/multiline", "must be a boolean");

@@ -26,7 +26,8 @@ const std::vector<StepKind>& step_kinds() {
   static const std::vector<StepKind> kinds = {
       {"handshake", {"as", "within", "check", "capabilities"}, T::Any, steps::parse_handshake},
       {"discover", {"as", "within", "check"}, T::Any, steps::parse_discover},
-      {"expect", {"as", "within", "check"}, T::Any, steps::parse_expect},
+      {"expect", {"as", "within", "check", "fresh_id", "form", "form_check", "label"}, T::Any,
+       steps::parse_expect},
       {"send", {"label", "repeat", "write", "chunk", "on", "sse"}, T::Any, steps::parse_send},
       {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},
       {"respond", {"result", "error", "default", "on", "label"}, T::Any, steps::parse_respond},

@@ -20,6 +20,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <httplib.h>
 
@@ -186,6 +187,9 @@ class HttpChannel : public Channel {
   std::list<std::shared_ptr<Exchange>> pending_;    // unanswered requests, oldest first
   std::map<std::string, Outcome> recorded_checks_;  // implicit checks recorded, and how
   std::optional<PostFault> fault_;
+  // Legacy HTTP+SSE: the session and compact JSON id of an initialize whose answer has not
+  // gone out yet; its protocolVersion is the session's negotiated version.
+  std::pair<std::string, std::string> legacy_initialize_;
   std::size_t open_streams_ = 0;
 
   std::mutex in_mutex_;

@@ -1,5 +1,6 @@
 // Legacy HTTP+SSE (2024-11-05): GET /sse opens the stream, POST /message?sessionId= carries
 // client messages.
+#include "core/jsonrpc.hpp"
 #include "core/text.hpp"
 #include "http/http_channel.hpp"
 #include "http/sse_framing.hpp"
@@ -52,7 +53,8 @@ void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Respo
     }
   }
   const auto message = Json::parse(*body, nullptr, false);
-  if (message.is_discarded() || !is_single_message(message)) {
+  const bool batch = message.is_array();
+  if (message.is_discarded() || (!batch && !is_single_message(message))) {
     const bool json = !message.is_discarded();
     return reject(req, res,
                   Rejection{json ? HttpRuleId::NotMessage : HttpRuleId::NotJson,
@@ -61,11 +63,26 @@ void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Respo
                             rpc_error(json ? -32600 : -32700, "Invalid message")},
                   session, *body);
   }
+  if (batch) {
+    // A session that negotiated 2025-03-26 "MUST support receiving JSON-RPC batches", on
+    // whatever transport it runs: taken as on Streamable HTTP, each element a message.
+    if (auto refused = check_batch(message, session))
+      return reject(req, res, *refused, session, *body);
+    if (auto mixed = batch_problem(message)) {
+      if (broke(req, res, Rejection{HttpRuleId::MixedBatch, "an invalid batch: " + *mixed}, session,
+                *body))
+        return;
+    }
+  } else if (is_request(message) && method_of(message) == "initialize") {
+    // Its answer goes on the SSE stream; the version it settles is noted there (route_locked).
+    const std::lock_guard lock(mutex_);
+    legacy_initialize_ = {session, safe_dump(message["id"])};
+  }
   const auto arrived = Clock::now();
   if (fault_post(req, res, message, *body, session, arrived)) return;
   res.status = 202;
   record_http(req, 202, session);
-  push(Incoming{Incoming::Kind::Line, *body, 0, arrived, facts(req, 202, session)});
+  push_messages(message, *body, facts(req, 202, session), arrived);
 }
 
 }  // namespace mcpping

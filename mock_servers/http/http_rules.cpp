@@ -26,8 +26,9 @@ constexpr std::string_view kMcpName =
 
 // In HttpRuleId order. Header rules do not refuse: a client whose pong lacks a header fails
 // that header's check, and its pong is still judged (docs/verdicts.md, "Isolation"). A
-// protocol version the server does not support is refused with 400, as the transports page
-// requires of servers and the SDK servers do.
+// protocol-version header that is no version at all is refused with 400, as the transports
+// page requires of servers and the SDK servers do; a well-formed version other than the
+// negotiated one, supported or not, is the client's SHOULD missed (OtherVersion).
 constexpr HttpRule kRules[] = {
     {HttpRuleId::BodyTooLarge, true, 413, "http:body-too-large", "http.post-body-json",
      "POST bodies of at most {max} bytes"},

@@ -25,7 +25,7 @@ enum class HttpRuleId {
   UnknownSession,      // an unknown or ended session id (a client re-initializes: no check)
   ProtocolVersion,     // MCP-Protocol-Version missing
   OtherVersion,        // MCP-Protocol-Version a version the server supports, not the negotiated
-  UnsupportedVersion,  // MCP-Protocol-Version a version the server does not support
+  UnsupportedVersion,  // MCP-Protocol-Version not a protocol version at all (not YYYY-MM-DD)
   PostAccept,          // a POST whose Accept lacks application/json or text/event-stream
   GetAccept,           // a GET whose Accept lacks text/event-stream
   ContentType,         // a POST without Content-Type, or whose media type is not JSON

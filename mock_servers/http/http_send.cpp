@@ -24,6 +24,12 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
   Target t;
   if (options_.legacy) {
     t.stream = sessions_.legacy_stream();
+    const auto& [session, key] = legacy_initialize_;
+    if (!key.empty() && message.is_object() && is_routable_response(message) &&
+        safe_dump(message["id"]) == key) {
+      sessions_.note_initialize_result(session, message);
+      legacy_initialize_ = {};
+    }
     if (!t.stream) {
       t.error = "the client has no SSE stream open";
     } else {

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <regex>
+
 #include "core/scenario.hpp"
 #include "core/text.hpp"
 
@@ -94,18 +96,30 @@ SessionCheck HttpSessions::check_session_and_version(const httplib::Request& req
   }
   const auto sent = req.get_header_value("MCP-Protocol-Version");
   if (sent == *negotiated) return out;
+  // The client's rule on the value: "The protocol version sent by the client SHOULD be the one
+  // negotiated during initialization". A well-formed version is that SHOULD missed, supported
+  // or not: recorded, and the request goes on (a real server refuses an unsupported one with
+  // 400, which would turn the SHOULD into a lost message). A value that is no version at all
+  // is not "MCP-Protocol-Version: <protocol-version>": refused, as servers must.
+  static const std::regex well_formed(R"(\d{4}-\d{2}-\d{2})");
   if (revision_index(sent)) {
     out.broken.push_back(Rejection{HttpRuleId::OtherVersion,
                                    "MCP-Protocol-Version " + shorten(sent, 80) +
                                        ", a version this server supports, but the negotiated one "
                                        "is " +
                                        *negotiated});
+  } else if (std::regex_match(sent, well_formed)) {
+    out.broken.push_back(Rejection{HttpRuleId::OtherVersion,
+                                   "MCP-Protocol-Version " + sent +
+                                       ", a version this server does not support (a real server "
+                                       "answers 400), not the negotiated " +
+                                       *negotiated});
   } else {
     // As the TypeScript SDK's server answers it (webStandardStreamableHttp.js).
     out.broken.push_back(Rejection{
         HttpRuleId::UnsupportedVersion,
-        "MCP-Protocol-Version " + shorten(sent, 80) +
-            ", a version this server does not support (negotiated " + *negotiated + ")",
+        "MCP-Protocol-Version " + shorten(sent, 80) + ", not a protocol version (negotiated " +
+            *negotiated + ")",
         rpc_error(-32000, "Bad Request: Unsupported protocol version: " + shorten(sent, 80) +
                               " (supported versions: " + supported_versions_text() + ")")});
   }

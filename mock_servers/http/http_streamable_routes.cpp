@@ -76,8 +76,9 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
         {}, *body);
   }
   const bool initialize = !batch && is_request(message) && method_of(message) == "initialize";
+  const bool modern = !initialize && modern_binding();
   std::string session;
-  if (!initialize && modern_binding()) {
+  if (modern) {
     // No session; every request POST mirrors its body into the request metadata headers.
     if (batch) {
       return reject(req, res,
@@ -170,6 +171,16 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   if (ex->mode == Exchange::Mode::Json) {
     --open_streams_;
     lock.unlock();
+    // 2026-07-28: "If the server does not implement the requested RPC method, it MUST respond
+    // with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)".
+    const auto answer = Json::parse(ex->json_body, nullptr, false);
+    if (modern && answer.is_object() && answer.contains("error") && answer["error"].is_object() &&
+        answer["error"].value("code", Json()) == Json(-32601)) {
+      res.status = 404;
+      transcript_.event("answered " + ex->key +
+                        " with 404 Not Found: a 2026-07-28 server does not implement that "
+                        "method");
+    }
     res.set_content(ex->json_body, "application/json");
     return;
   }

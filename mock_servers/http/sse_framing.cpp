@@ -7,10 +7,12 @@ namespace mcpping {
 
 std::string sse_event(const std::string& data, const SseFraming& framing) {
   const auto& le = framing.line_end;
+  // WHATWG: "If value starts with a U+0020 SPACE character, remove it": the space is optional.
+  const std::string colon = framing.field_space ? ": " : ":";
   std::string out = framing.prefix;
-  if (framing.event) out += "event: " + *framing.event + le;
-  if (framing.id) out += "id: " + *framing.id + le;
-  if (framing.retry) out += "retry: " + std::to_string(*framing.retry) + le;
+  if (framing.event) out += "event" + colon + *framing.event + le;
+  if (framing.id) out += "id" + colon + *framing.id + le;
+  if (framing.retry) out += "retry" + colon + std::to_string(*framing.retry) + le;
   std::string body = data;
   if (framing.multiline) {
     const auto parsed = Json::parse(data, nullptr, false);
@@ -20,7 +22,7 @@ std::string sse_event(const std::string& data, const SseFraming& framing) {
   std::size_t start = 0;
   for (;;) {
     const auto nl = body.find('\n', start);
-    out += "data: " + body.substr(start, nl == std::string::npos ? nl : nl - start) + le;
+    out += "data" + colon + body.substr(start, nl == std::string::npos ? nl : nl - start) + le;
     if (nl == std::string::npos) break;
     start = nl + 1;
   }

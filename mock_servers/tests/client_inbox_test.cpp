@@ -205,6 +205,40 @@ TEST(ClientInbox, NonMessageLinesFailValidMessageOnce) {
   EXPECT_EQ(find_check(r.records, "pong")["outcome"], Json("met"));
 }
 
+// "Cancellation notifications MUST only reference requests that: Were previously issued in the
+// same direction" and "The initialize request MUST NOT be cancelled by clients": a client
+// notifications/cancelled naming its own tools/call is fine; naming an id it never sent, or
+// its initialize, is cancellation:references broken, once per case.
+TEST(ClientInbox, ACancellationMustNameARequestTheClientSentOtherThanInitialize) {
+  const auto cancel = [](const Json& id) {
+    return Json{
+        {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", id}}}};
+  };
+  const std::pair<Json, const char*> cases[] = {
+      {Json(1), nullptr}, {Json(77), "names no request"}, {Json(0), "is the client's initialize"}};
+  for (const auto& [id, problem] : cases) {
+    SCOPED_TRACE(id.dump());
+    FakeChannel ch;
+    FakeClient client(ch);
+    ch.on_frame = [&, id = id](const Json& f) {
+      client.on_frame(f);
+      if (f.value("id", Json()) == Json(0) && f.contains("result")) {  // after its tools/call 1
+        client.write(cancel(id));
+        client.write(cancel(id));
+      }
+    };
+    const auto r = run(fixture_script("ping/while-awaiting"), ch, client);
+    const auto check = find_check(r.records, "cancellation:references");
+    if (!problem) {
+      EXPECT_TRUE(check.is_null()) << check;
+      continue;
+    }
+    EXPECT_EQ(count_checks(r.records, "cancellation:references"), 1u);
+    EXPECT_EQ(check["outcome"], Json("broken"));
+    EXPECT_NE(check["actual"].get<std::string>().find(problem), std::string::npos) << check;
+  }
+}
+
 // The coalesced pings answered with one line holding the three pongs as a JSON array.
 test::RunResult run_batched_pongs(const std::string& version) {
   FakeChannel ch;

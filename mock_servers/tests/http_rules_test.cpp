@@ -160,8 +160,8 @@ TEST(HttpRules, APongPostedAsTextPlainJsonIsAcceptedTheSameWay) {
 }
 
 // Regression (protocol-version header): any value but the offered version was one MUST
-// failure. Now: missing is broken (accepted), a supported version that is not the negotiated
-// one is degraded (accepted), an unsupported one is refused with 400 as servers must.
+// failure. Now: missing is broken (accepted), a well-formed version that is not the negotiated
+// one is degraded (accepted), a value that is no version is refused with 400 as servers must.
 TEST(HttpRules, AProtocolVersionTheServerSupportsButDidNotNegotiateIsDegraded) {
   Harness h(pong_script());
   EXPECT_EQ(pong_round(h, accept_and_version("2025-06-18"), "application/json"), 202);
@@ -174,15 +174,30 @@ TEST(HttpRules, AProtocolVersionTheServerSupportsButDidNotNegotiateIsDegraded) {
   EXPECT_EQ(test::count_checks(records, "http:protocol-version"), 1u);
 }
 
-TEST(HttpRules, AnUnsupportedProtocolVersionIsRefusedWith400) {
+// Regression (http:protocol-version failed, and refused with 400, a well-formed version the
+// server does not support; the client's rule on the value is "The protocol version sent by
+// the client SHOULD be the one negotiated during initialization"): degraded and accepted, so
+// the pong is still judged as a pong.
+TEST(HttpRules, RegressionAWellFormedUnsupportedVersionWasAMustRefusedWith400) {
   Harness h(pong_script());
-  EXPECT_EQ(pong_round(h, accept_and_version("1999-01-01"), "application/json"), 400);
+  EXPECT_EQ(pong_round(h, accept_and_version("1999-01-01"), "application/json"), 202);
+  const auto records = h.records();
+  EXPECT_EQ(find_check(records, "pong")["outcome"], "met");
+  const auto version = find_check(records, "http:protocol-version");
+  EXPECT_EQ(version["outcome"], "degraded");
+  EXPECT_EQ(version["spec"], Json::array({"http.protocol-version-negotiated"}));
+  EXPECT_NE(version["actual"].get<std::string>().find("does not support"), std::string::npos);
+}
+
+TEST(HttpRules, AProtocolVersionHeaderThatIsNoVersionIsRefusedWith400) {
+  Harness h(pong_script());
+  EXPECT_EQ(pong_round(h, accept_and_version("latest"), "application/json"), 400);
   const auto records = h.records();
   EXPECT_EQ(find_check(records, "pong")["outcome"], "broken") << "the refused pong never came";
   const auto version = find_check(records, "http:protocol-version");
   EXPECT_EQ(version["outcome"], "broken");
   EXPECT_EQ(version["spec"], Json::array({"http.protocol-version-header"}));
-  EXPECT_NE(version["actual"].get<std::string>().find("does not support"), std::string::npos);
+  EXPECT_NE(version["actual"].get<std::string>().find("not a protocol version"), std::string::npos);
   bool refused = false;
   for (const auto& r : records_of(records, "raw"))
     if (r.value("note", "") == "rejected with 400") refused = true;
@@ -193,13 +208,13 @@ TEST(HttpRules, TheUnsupportedVersionAnswerIsTheSdkServersBadRequest) {
   Harness h(Json::array({{{"handshake", Json::object()}}}));
   const auto session = handshake(h);
   Client c(h.port());
-  auto res = c.post(call_request(5), headers(session, "2099-01-01"));
+  auto res = c.post(call_request(5), headers(session, "v2099"));
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   const auto body = Json::parse(res->body);
   EXPECT_EQ(body["error"]["code"], -32000);
   EXPECT_EQ(body["error"]["message"].get<std::string>().rfind(
-                "Bad Request: Unsupported protocol version: 2099-01-01 (supported versions: ", 0),
+                "Bad Request: Unsupported protocol version: v2099 (supported versions: ", 0),
             0u)
       << body;
   EXPECT_FALSE(body.contains("id"));
@@ -250,6 +265,43 @@ TEST(HttpRules, ABatchOfPongsIsThreePongsWhen20250326WasNegotiated) {
   for (const auto& r : records_of(records, "frame"))
     if (r.value("dir", "") == "c2s" && r.value("batch", 0) == 3) batched.push_back(r["json"]["id"]);
   EXPECT_EQ(batched, (std::vector<Json>{"b1", "b2", "b3"})) << "each element, in order";
+}
+
+// Regression (ping/in-batch on legacy HTTP+SSE at 2025-03-26: every JSON array POST was
+// refused with 400, so a pong sent in a batch failed, though 2025-03-26 says implementations
+// "MUST support receiving JSON-RPC batches"): the legacy session's negotiated version decides,
+// as on Streamable HTTP.
+TEST(HttpRules, RegressionLegacySseRefusedABatchIn20250326Session) {
+  for (const std::string version : {"2025-03-26", "2024-11-05"}) {
+    Harness h(Json::array({{{"handshake", Json::object()}},
+                           {{"send", Json::array({ping_frame("lb1"), ping_frame("lb2")})},
+                            {"label", "pings"},
+                            {"write", "coalesced"}},
+                           {{"expect_response", "pings"}, {"check", check_def("pongs")}}}),
+              "sse");
+    StreamReader sse(h.port(), "GET", "/sse", {{"Accept", "text/event-stream"}});
+    const auto opening = sse.wait_for("\n\n");
+    const auto data_at = opening.find("data: ") + 6;
+    const auto path = opening.substr(data_at, opening.find('\n', data_at) - data_at);
+    Client c(h.port());
+    ASSERT_TRUE(c.post(initialize_request(version), {}, path));
+    sse.wait_for("\"protocolVersion\"");
+    ASSERT_TRUE(c.post(kInitialized, {}, path));
+    sse.wait_for("\"lb2\"");
+    auto answer = c.post(Json::array({pong("lb1"), pong("lb2")}), {}, path);
+    ASSERT_TRUE(answer);
+    h.channel().stop();
+    h.finish();
+    const auto records = h.records();
+    if (version == "2025-03-26") {
+      EXPECT_EQ(answer->status, 202);
+      EXPECT_EQ(find_check(records, "pongs")["outcome"], "met") << find_check(records, "pongs");
+      EXPECT_TRUE(find_check(records, "transport:valid-message").is_null());
+    } else {
+      EXPECT_EQ(answer->status, 400);
+      EXPECT_EQ(find_check(records, "transport:valid-message")["outcome"], "broken");
+    }
+  }
 }
 
 TEST(HttpRules, ABatchIsInvalidUnlessTheSessionNegotiated20250326) {

@@ -13,6 +13,15 @@ TEST(IdMatch, StrictRoundedLooseOrNone) {
   EXPECT_EQ(match_id(Json(nullptr), Json(nullptr)), IdMatch::Strict);
 }
 
+// Regression (a pong echoing 42 as 42.0 failed as "id type changed"): JSON has one number
+// type, and JSON-RPC asks for "the same as the value of the id member". A string stays apart.
+TEST(IdMatch, RegressionAnIntegerIdEchoedAsAFloatWasATypeChange) {
+  EXPECT_EQ(match_id(Json(42), Json(42.0)), IdMatch::Strict);
+  EXPECT_EQ(match_id(Json(0), Json(-0.0)), IdMatch::Strict);
+  EXPECT_EQ(match_id(Json(42), Json("42")), IdMatch::Loose);
+  EXPECT_EQ(match_id(Json(-1), Json(18446744073709551615ULL)), IdMatch::None);
+}
+
 // Ids of every shape the catalogue sends or a client echoes.
 const std::vector<Json> kIds = {
     Json(5),

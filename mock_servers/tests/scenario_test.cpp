@@ -232,16 +232,19 @@ TEST(Scenario, HttpStepsAreValidated) {
                   http),
             "/script/2/expect_post: no earlier send has the label \"q\"");
   auto with_sse = send;
-  with_sse["sse"] = {{"line_end", "\r"}};
+  with_sse["sse"] = {{"line_end", "\n\r"}};
   EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
-            "/script/1/sse/line_end: must be \"\\n\" or \"\\r\\n\"");
+            "/script/1/sse/line_end: must be \"\\n\", \"\\r\\n\" or \"\\r\"");
+  with_sse["sse"] = {{"field_space", "no"}};
+  EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
+            "/script/1/sse/field_space: must be a boolean");
   with_sse["sse"] = {{"id", "a\nb"}};
   EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
             "/script/1/sse/id: must not contain a line break");
   with_sse["sse"] = {{"colour", "red"}};
   EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
             "/script/1/sse/colour: unknown field \"colour\" (known: event, id, retry, line_end, "
-            "multiline, prefix)");
+            "multiline, prefix, field_space)");
   auto routed = send;
   routed["on"] = "post:call";
   EXPECT_EQ(error(Json::array({handshake, routed}), http),

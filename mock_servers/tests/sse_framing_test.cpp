@@ -24,6 +24,15 @@ TEST(SseFraming, FieldsComeInOrderWithTheChosenLineEnd) {
       ": keepalive\r\n\r\nevent: message\r\nid: e7\r\nretry: 250\r\ndata: {\"id\":1}\r\n\r\n");
 }
 
+// The variants WHATWG allows and http/sse-framing/* sends: CR alone ends a line, and the space
+// after a field's colon is optional.
+TEST(SseFraming, CrLineEndsAndFieldsWithoutTheSpace) {
+  SseFraming f;
+  f.line_end = "\r";
+  f.field_space = false;
+  EXPECT_EQ(sse_event(R"({"id":1})", f), "event:message\rdata:{\"id\":1}\r\r");
+}
+
 TEST(SseFraming, MultilineSpreadsPrettyJsonOverDataLines) {
   SseFraming f;
   f.multiline = true;

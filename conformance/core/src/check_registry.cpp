@@ -78,6 +78,13 @@ const std::vector<BuiltinCheck>& builtin_checks() {
        {"lifecycle.version-other"},
        "the client offered a revision the transport does not exist in",
        "the client offers a protocol version the transport exists in"},
+      {"cancellation:references",
+       Level::Must,
+       K::Collateral,
+       {"cancellation.only-issued", "cancellation.not-initialize"},
+       "the client sent notifications/cancelled",
+       "every notifications/cancelled the client sends names a request it sent earlier, other "
+       "than its initialize"},
       {"modern:request-meta",
        Level::Must,
        K::Collateral,

@@ -150,7 +150,13 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
     if (!value.is_object()) return fail(why, pointer, "expected an object, got " + value.dump());
     for (const auto& [key, sub] : pattern.items()) {
       const auto sub_pointer = pointer + "/" + escape_pointer_token(key);
-      const bool absent_wanted = is_special(sub) && sub.begin().key() == "$absent";
+      // {"$absent": true}, or an $any_of offering it ("params absent or an object").
+      bool absent_wanted = is_special(sub) && sub.begin().key() == "$absent";
+      if (is_special(sub) && sub.begin().key() == "$any_of" && sub.begin()->is_array()) {
+        for (const auto& option : *sub.begin())
+          absent_wanted =
+              absent_wanted || (is_special(option) && option.begin().key() == "$absent");
+      }
       const auto it = value.find(key);
       if (it == value.end()) {
         if (absent_wanted) continue;

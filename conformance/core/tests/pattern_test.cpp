@@ -55,6 +55,15 @@ TEST(Pattern, ScalarsAreTypeStrict) {
   EXPECT_FALSE(matches(Json{{"id", "7"}}, kToolsCall, {}));
 }
 
+// "params absent or an object": an $any_of that offers $absent matches a missing key too.
+TEST(Pattern, AnAnyOfOfferingAbsentMatchesAMissingKey) {
+  const auto form = Json::parse(R"({"params":{"$any_of":[{"$absent":true},{"$type":"object"}]}})");
+  EXPECT_TRUE(matches(form, Json::parse(R"({"method":"ping"})"), {}));
+  EXPECT_TRUE(matches(form, Json::parse(R"({"method":"ping","params":{}})"), {}));
+  EXPECT_FALSE(matches(form, Json::parse(R"({"method":"ping","params":null})"), {}));
+  EXPECT_FALSE(matches(form, Json::parse(R"({"method":"ping","params":[]})"), {}));
+}
+
 TEST(Pattern, SpecialKeys) {
   EXPECT_TRUE(matches(Json::parse(R"({"id":{"$any":true}})"), kToolsCall, {}));
   EXPECT_FALSE(matches(Json::parse(R"({"error":{"$any":true}})"), kToolsCall, {}));

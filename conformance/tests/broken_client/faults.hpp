@@ -21,7 +21,8 @@ inline const std::set<std::string> kFaults = {
     "method-not-found",           // answers every server request, ping included, with -32601
     "collision-as-result",        // matches frames to the pending call by id alone (stdio)
     "id-to-string",               // pongs with the id turned into a string
-    "pong-malformed-ids",         // pongs whatever the id is (null, objects, ...)
+    "pong-malformed-ids",         // pongs whatever the id is (null, objects, ...); a fractional
+                                  // id comes back as its integer part (read into an int64)
     "sigpipe",                    // leaves SIGPIPE at its default: a failed pong write kills it
     "single-threaded",            // reads only while awaiting a response: idle pings wait (stdio)
     "ignore-unknown",             // stays silent on server requests it does not implement
@@ -42,6 +43,7 @@ inline const std::set<std::string> kFaults = {
     "ping-rejects-empty-result",  // its own ping fails on the empty result {}
     "ping-ignores-errors",        // its own ping reports success on an error answer
     "ping-error-closes",          // an error answer to its own ping closes the connection
+    "ping-params-null",           // sends its own ping with "params": null
     "pong-404-ends-session",      // a 404 to a pong POST ends the session for good (HTTP, SSE)
     "ignores-404",                // keeps using a session the server answered 404 for (HTTP)
     "pong-text-content-type",     // posts its pong as Content-Type: text/plain (HTTP)
@@ -51,6 +53,7 @@ inline const std::set<std::string> kFaults = {
     "batch-pongs",                    // answers pings read together with one JSON array
     "pong-without-headers",  // posts its pong without Accept and MCP-Protocol-Version (HTTP)
     "sse-only-responses",    // takes responses only from SSE streams, not JSON bodies (HTTP)
+    "ping-json-only",        // reads its own ping's answer from a JSON body only (HTTP)
     "pong-to-stream-url",    // posts replies to the SSE stream's URL, not the endpoint (legacy)
     "crash-on-close",        // aborts when told to close
     "reuses-ping-id",        // sends every ping with id 1, its initialize request's id
@@ -61,7 +64,11 @@ inline const std::set<std::string> kFaults = {
     "cancel-fails-call",             // a notifications/cancelled it cannot match fails the call
     "no-request-timeout",            // ignores a step's timeout_ms: waits 30 s for any answer
     "no-cancel-on-timeout",          // gives up on a request without notifications/cancelled
-    "timeout-breaks-session",        // after giving up on a request, fails every later one
+    "cancels-unknown-request",       // its notifications/cancelled names an id it never sent
+    "timeout-breaks-session",        // after giving up on a request, sends every later one
+                                     // and fails it whatever the answer
+    "timeout-ends-session",          // after giving up on a request, considers the connection
+                                     // stale: later requests fail unsent (the ping page's MAY)
     "late-response-breaks-session",  // an answer to a request it gave up on stops its reader
     "drops-batches",                 // ignores a JSON-RPC batch (an array) from the server
     "splices-pong",      // stdio: writes a large request in two parts without its write lock, and
@@ -74,6 +81,7 @@ inline const std::set<std::string> kFaults = {
     "legacy-replies",         // modern session: answers server requests as a legacy client (pong);
                               // with method-not-found, with -32601
     "modern-request-aborts",  // modern session: a server request aborts the process
+    "modern-null-id-error",   // modern session: answers server requests with an error, id null
     "skips-discover",         // modern session: starts with its request, no server/discover probe
     // The 2026-07-28 Streamable HTTP binding's request metadata headers, on request POSTs:
     "modern-no-version-header",  // no MCP-Protocol-Version
@@ -157,6 +165,10 @@ inline json reply_to(const json& frame) {
   // A modern client writes no responses; the faults break that, or die of the request.
   if (modern_session() && frame.contains("id")) {
     if (has("modern-request-aborts")) std::abort();
+    if (has("modern-null-id-error"))
+      return {{"jsonrpc", "2.0"},
+              {"id", nullptr},
+              {"error", {{"code", -32601}, {"message", "Method not found"}}}};
     if (!has("legacy-replies") && !has("method-not-found")) return nullptr;
   }
   if (!frame.contains("id")) {
@@ -177,7 +189,9 @@ inline json reply_to(const json& frame) {
     if (has("method-not-found")) return error(-32601, "Method not found");
     const bool valid_id = id.is_string() || id.is_number_integer();
     if (!valid_id && !has("pong-malformed-ids")) return nullptr;
-    const json pong_id = has("id-to-string") && !id.is_string() ? json(id.dump()) : id;
+    json pong_id = has("id-to-string") && !id.is_string() ? json(id.dump()) : id;
+    if (has("pong-malformed-ids") && id.is_number_float())
+      pong_id = static_cast<int>(id.get<double>());
     json pong{{"jsonrpc", "2.0"}, {"id", pong_id}, {"result", json::object()}};
     if (has("pong-without-jsonrpc")) pong.erase("jsonrpc");
     if (has("pong-with-members")) pong["result"]["alive"] = true;

@@ -233,6 +233,8 @@ class HttpConnection : public Connection {
       if (session_lost_) return json::object();  // request() starts a new session and retries
     }
     if (!sse && has("sse-only-responses")) throw std::runtime_error("no SSE stream in the answer");
+    if (sse && method == "ping" && has("ping-json-only"))
+      throw std::runtime_error("no JSON body in the answer to its ping");
     if (!sse) response = json::parse(plain, nullptr, false);
     if (has("one-pending-slot")) {
       if (!sse && response->is_object()) hand_to_current(*response);

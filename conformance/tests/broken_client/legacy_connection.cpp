@@ -89,17 +89,21 @@ class LegacyConnection : public Connection {
       return true;
     }
     if (type != "message") return true;
+    json batched = json::array();  // batch-pongs: the replies to one event, in one POST
     for (const auto& message : messages_in(data)) {
       const auto next = pending_.offer(message);
       if (next == PendingRequests::Next::StopReading) return false;
       if (next != PendingRequests::Next::Answer) continue;
       const json reply = reply_to(message);
-      if (!reply.is_null() &&
-          post(reply, has("pong-to-stream-url") ? stream_path_ : std::string()) == 404 &&
-          has("pong-404-ends-session")) {
+      if (reply.is_null()) continue;
+      if (has("batch-pongs")) {
+        batched.push_back(reply);
+      } else if (post(reply, has("pong-to-stream-url") ? stream_path_ : std::string()) == 404 &&
+                 has("pong-404-ends-session")) {
         session_ended_ = true;
       }
     }
+    if (!batched.empty()) post(batched);
     return true;
   }
 

@@ -52,7 +52,8 @@ std::optional<broken::Timeout> timeout_of(const json& step) {
 // The driver's ping op, with the faults of a client's own ping.
 json own_ping(std::unique_ptr<broken::Connection>& connection, const json& step) {
   try {
-    json result = request(*connection, "ping", json::object(), timeout_of(step));
+    const json params = broken::has("ping-params-null") ? json() : json::object();
+    json result = request(*connection, "ping", params, timeout_of(step));
     if (broken::has("ping-rejects-empty-result") && result.empty())
       throw std::runtime_error("invalid ping result: {}");
     return result;
@@ -68,8 +69,9 @@ json own_ping(std::unique_ptr<broken::Connection>& connection, const json& step)
 
 // "the sender SHOULD issue a cancellation notification for that request"
 void cancel(broken::Connection& connection, const broken::TimedOut& e) {
+  const int id = broken::has("cancels-unknown-request") ? e.id + 1000 : e.id;
   if (!broken::has("no-cancel-on-timeout"))
-    connection.notify("notifications/cancelled", {{"requestId", e.id}, {"reason", e.what()}});
+    connection.notify("notifications/cancelled", {{"requestId", id}, {"reason", e.what()}});
 }
 
 // lists-tools-first: the tool list, as a library that looks a tool up before using it; a tool
@@ -155,7 +157,8 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<broken::Connection> connection;
-  bool gave_up = false;  // timeout-breaks-session: a request timed out before
+  bool gave_up = false;    // timeout-ends-session: a request timed out before
+  bool abandoned = false;  // timeout-breaks-session: a request timed out before
   std::size_t index = 0;
   for (const auto& step : context["steps"]) {
     const std::string op = step["op"];
@@ -213,10 +216,14 @@ int main(int argc, char** argv) {
       } else if (op == "ping") {
         result = own_ping(connection, step);
       }
+      if (abandoned && op != "close")
+        throw std::runtime_error(op +
+                                 " failed: the session was abandoned with a timed-out request");
       print_step(index, op, true, result);
     } catch (const broken::TimedOut& e) {
       if (connection) cancel(*connection, e);
-      gave_up = broken::has("timeout-breaks-session");
+      gave_up = broken::has("timeout-ends-session");
+      abandoned = broken::has("timeout-breaks-session");
       print_step(index, op, false, {{"message", e.what()}});
     } catch (const std::exception& e) {
       print_step(index, op, false, {{"message", e.what()}});

@@ -1,6 +1,7 @@
 // Splits an SSE byte stream into events, for the broken client's HTTP transports.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -21,10 +22,29 @@ class SseEvents {
   template <typename OnEvent>
   void feed(const char* bytes, std::size_t size, OnEvent&& on_event) {
     buffer_.append(bytes, size);
-    for (std::size_t nl; (nl = buffer_.find('\n')) != std::string::npos;) {
-      std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+    // One leading byte order mark is ignored (WHATWG), once the first bytes tell.
+    if (!started_) {
+      const std::string bom = "\xEF\xBB\xBF";
+      const auto n = std::min(buffer_.size(), bom.size());
+      if (buffer_.compare(0, n, bom, 0, n) != 0) {
+        started_ = true;
+      } else if (n == bom.size()) {
+        buffer_.erase(0, n);
+        started_ = true;
+      }
+    }
+    if (!started_) return;
+    // Lines end with CRLF, LF or CR: a CR ends its line at once, and a LF right after it
+    // (maybe in the next bytes) belongs to it.
+    for (std::size_t end; (end = buffer_.find_first_of("\r\n")) != std::string::npos;) {
+      if (after_cr_ && end == 0 && buffer_[0] == '\n') {
+        buffer_.erase(0, 1);
+        after_cr_ = false;
+        continue;
+      }
+      after_cr_ = buffer_[end] == '\r';
+      std::string line = buffer_.substr(0, end);
+      buffer_.erase(0, end + 1);
       if (line.empty()) {
         last_event_id_ = id_buffer_;
         const bool unnamed = event_.empty();
@@ -57,6 +77,8 @@ class SseEvents {
   }
 
   std::string buffer_, data_, event_;
+  bool started_ = false;   // the leading byte order mark, if any, is behind
+  bool after_cr_ = false;  // the last line ended with a CR: a LF next is part of its end
   bool has_data_ = false;
   std::string id_buffer_, last_event_id_;
   std::optional<long> retry_ms_;

@@ -16,6 +16,27 @@ struct Expect final : Step {
   std::optional<std::string> as;
   std::string within;
   CheckDef check;
+  // The request's id must be one the client never used before in the session ("The request
+  // ID MUST NOT have been previously used by the requestor within the same session").
+  bool fresh_id = false;
+  // Names the message taken for checks' `given`: an event records it when it came (the
+  // client's next ping after a timeout is the premise of what it gets back).
+  std::optional<std::string> label;
+  // The shape the message taken must have, judged apart by `form_check` (the message is kept
+  // either way, so a malformed request is still answered and what follows still judged).
+  std::optional<Json> form;
+  std::optional<CheckDef> form_check;
+
+  // The earlier request of the session that used `msg`'s id, in words; nullopt when none did.
+  static std::optional<std::string> used_before(const ClientMessage& msg, const Run& run) {
+    const auto& ids = run.client.request_ids;
+    for (std::size_t i = 0; i < msg.request_index && i < ids.size(); ++i) {
+      if (msg.json.contains("id") && same_json(ids[i].first, msg.json["id"]))
+        return "id " + safe_dump(ids[i].first) + " was already used by the client's " +
+               ids[i].second + " (its request " + std::to_string(i + 1) + " of the session)";
+    }
+    return std::nullopt;
+  }
 
   StepResult run(Run& run) const override {
     const auto within_ms = run.timeout(within);
@@ -38,9 +59,31 @@ struct Expect final : Step {
       return run.after_wait(why);
     }
     if (as) run.captures[*as] = msg->json;
+    if (label)
+      run.transcript.event("the client sent \"" + *label + "\": " + describe_message(msg->json),
+                           {{"fired", *label}});
     const auto waited = std::max(0.0, elapsed_ms(t0, msg->at));
-    run.record(check, Outcome::Met, expected,
-               describe_message(msg->json) + " after " + format_ms(waited) + " ms");
+    const auto seen = describe_message(msg->json) + " after " + format_ms(waited) + " ms";
+    if (form_check) {
+      std::string why;
+      const bool formed = matches(*form, msg->json, run.captures, &why);
+      run.record(*form_check, formed ? Outcome::Met : Outcome::Broken,
+                 "the message matches " + safe_dump(*form),
+                 formed ? shorten(safe_dump(msg->json), 200)
+                        : shorten(safe_dump(msg->json), 200) + ": " + why);
+    }
+    if (fresh_id) {
+      if (const auto reused = used_before(*msg, run)) {
+        run.record(check, Outcome::Broken, expected + ", with an id not used before",
+                   seen + "; " + *reused);
+        return StepResult::Ok;
+      }
+      run.record(check, Outcome::Met, expected + ", with an id not used before",
+                 seen + "; its id is new among the session's " +
+                     std::to_string(msg->request_index) + " earlier request(s)");
+      return StepResult::Ok;
+    }
+    run.record(check, Outcome::Met, expected, seen);
     return StepResult::Ok;
   }
 
@@ -155,6 +198,18 @@ std::unique_ptr<Step> parse_expect(StepParser& p) {
   if (p.has("as")) {
     s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
     p.capture(*s->as);
+  }
+  s->label = p.define_label("label", true);
+  if (p.has("form") != p.has("form_check"))
+    p.fail(p.pointer(p.has("form") ? "form" : "form_check"),
+           "\"form\" and \"form_check\" come together");
+  if (p.has("form")) {
+    s->form = p.pattern(p.step()["form"], p.pointer("form"));
+    s->form_check = p.optional_check("form_check");
+  }
+  if (p.has("fresh_id")) {
+    if (!p.step()["fresh_id"].is_boolean()) p.fail(p.pointer("fresh_id"), "must be a boolean");
+    s->fresh_id = p.step()["fresh_id"].get<bool>();
   }
   return s;
 }

@@ -92,8 +92,11 @@ std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests
     auto shape = Json{{"jsonrpc", "2.0"}};
     shape.update(wanted);
     shape["id"] = requests[0].frame["id"];
-    expected = (error_wanted ? "error response " : "response ") + safe_dump(shape) + " within " +
-               format_ms(bounds.within_ms) + " ms";
+    // A pong must come promptly; nothing bounds the time of an error response: `within` is
+    // only how long the script waits before going on.
+    expected = error_wanted ? "error response " + safe_dump(shape) + " by the end of the run"
+                            : "response " + safe_dump(shape) + " within " +
+                                  format_ms(bounds.within_ms) + " ms";
   } else {
     expected = "one response " + safe_dump(wanted) + " with the same id to each of " +
                std::to_string(requests.size()) + " requests" +
@@ -170,7 +173,9 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
       pong_at = first->at;
     }
   }
-  if (after > bounds.within_ms) {
+  if (after > bounds.within_ms && error_wanted) {
+    notes.push_back("after the " + format_ms(bounds.within_ms) + " ms the script waited");
+  } else if (after > bounds.within_ms) {
     if (bounds.late_ms && after <= *bounds.late_ms &&
         first->requests_before > req.requests_before) {
       o = std::max(o, Outcome::Degraded);
@@ -266,8 +271,9 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
   if (code_check) judge_code(run, requests);
 }
 
-// The error code on its own (INFO in the catalogue: JSON-RPC defines -32601 but no sentence
-// requires it of a client that does not implement a method).
+// The error code on its own (server-request/unknown-method: SHOULD, "Clients SHOULD return
+// standard JSON-RPC errors for common failure cases", which names -32601 for a method the
+// client does not support).
 void ExpectResponse::judge_code(Run& run, const std::vector<SentFrame>& requests) const {
   std::vector<std::string> codes;
   bool all_wanted = true;
@@ -341,9 +347,13 @@ StepResult ExpectResponse::run(Run& run) const {
 // answer; the verdict is made at the end of the run, so an answer that comes later (after
 // the window, while the server had gone on) still fails the check, saying when it came.
 struct ExpectNoResponse final : Step {
+  // What may not come: a success response; any response at all; a success response other
+  // than one that echoes the frame's id (a fractional id is a JSON-RPC number, which the
+  // schema's RequestId accepts: echoing it is what JSON-RPC asks of a response).
+  enum class Forbid { Success, Any, SuccessWithAnotherId };
   std::string label;
   std::string window;
-  bool forbid_any = false;
+  Forbid forbid = Forbid::Success;
   CheckDef check;
   std::optional<CheckDef> info_check;
 
@@ -355,13 +365,20 @@ struct ExpectNoResponse final : Step {
     std::vector<std::pair<const ClientMessage*, const SentFrame*>> seen;
     for (const auto& r : run.client.responses) {
       for (const auto& req : requests) {
-        if (r.at >= req.written && attributed(req, r.json, run.all_sent)) {
+        // "any": where the client may write no response at all (2026-07-28), every response
+        // after the frame counts, whatever its id says it answers.
+        if (r.at >= req.written &&
+            (forbid == Forbid::Any || attributed(req, r.json, run.all_sent))) {
           seen.emplace_back(&r, &req);
           break;
         }
       }
     }
-    const std::string what = forbid_any ? "no response at all" : "no success response";
+    const bool forbid_any = forbid == Forbid::Any;
+    const std::string what = forbid_any                  ? "no response at all"
+                             : forbid == Forbid::Success ? "no success response"
+                                                         : "no success response other than "
+                                                           "one echoing the frame's id";
     const auto expected = what + " to " + std::to_string(requests.size()) + " frame(s) sent as \"" +
                           label + "\", watched until the end of the run";
     std::vector<std::string> violations, errors, all;
@@ -375,8 +392,12 @@ struct ExpectNoResponse final : Step {
                                            " ms window: the server had gone on)"
                                      : "");
       all.push_back(text);
+      const bool echoes = r->json.contains("id") && req->frame.contains("id") &&
+                          match_id(req->frame["id"], r->json["id"]) == IdMatch::Strict;
       if (r->json.contains("error")) errors.push_back(text);
-      if (forbid_any || !r->json.contains("error")) violations.push_back(text);
+      if (forbid_any ||
+          (!r->json.contains("error") && !(forbid == Forbid::SuccessWithAnotherId && echoes)))
+        violations.push_back(text);
     }
     const auto watched = "in the " + format_ms(elapsed_ms(t0, Clock::now())) + " ms to the end";
     if (violations.empty()) {
@@ -427,7 +448,9 @@ std::unique_ptr<ExpectResponse> parse_response(StepParser& p, bool error_wanted)
   return s;
 }
 
-std::string bad_forbid(const std::string&) { return "must be \"success\" or \"any\""; }
+std::string bad_forbid(const std::string&) {
+  return "must be \"success\", \"any\" or \"success-with-another-id\"";
+}
 
 }  // namespace
 
@@ -439,7 +462,10 @@ std::unique_ptr<Step> parse_expect_no_response(StepParser& p) {
   auto s = std::make_unique<ExpectNoResponse>();
   s->label = p.known_label();
   s->window = p.timeout("window", "quiet_ms");
-  s->forbid_any = p.one_of("forbid", {"success", "any"}, "success", bad_forbid) == "any";
+  const auto forbid =
+      p.one_of("forbid", {"success", "any", "success-with-another-id"}, "success", bad_forbid);
+  using F = ExpectNoResponse::Forbid;
+  s->forbid = forbid == "any" ? F::Any : forbid == "success" ? F::Success : F::SuccessWithAnotherId;
   s->check = p.check("check");
   s->info_check = p.optional_check("info_check");
   return s;

@@ -76,7 +76,13 @@ struct Respond final : Step {
   std::optional<std::string> label;  // names the answer for driver checks' "given"
 
   StepResult run(Run& run) const override {
-    const auto& request = run.captures.at(name);
+    const auto captured = run.captures.find(name);
+    if (captured == run.captures.end()) {
+      // An expect that only records a miss (SHOULD, MAY, INFO) captured nothing to answer.
+      run.transcript.event("cannot respond to \"" + name + "\": the client never sent it");
+      return run.fail("nothing to respond to");
+    }
+    const auto& request = captured->second;
     if (!request.contains("id")) {
       run.transcript.event("cannot respond to \"" + name + "\": the captured message has no id");
       return run.fail("respond to a notification");

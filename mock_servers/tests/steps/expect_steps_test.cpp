@@ -33,6 +33,65 @@ TEST(ExpectSteps, ExpectNoneSeesAForbiddenMessage) {
   EXPECT_NE(check["actual"].get<std::string>().find("notifications/cancelled"), std::string::npos);
 }
 
+// Regression (client-ping/unique-ids:fresh-id compared the second ping's id with initialize's
+// and the first ping's only; "The request ID MUST NOT have been previously used by the
+// requestor within the same session" covers every earlier request): `fresh_id` compares with
+// every request the client sent before, whatever its method.
+TEST(ExpectSteps, RegressionFreshIdComparedWithTwoRequestsOnly) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  ch.on_frame = [&](const Json& f) {
+    client.on_frame(f);
+    if (f.value("id", Json()) == Json(0) && f.contains("result")) {  // after its tools/call id 1
+      client.write(Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"));
+      client.write(Json::parse(R"({"jsonrpc":"2.0","id":"1","method":"ping"})"));
+    }
+  };
+  const auto r = run(make_resolved(Json::array({Json{{"handshake", Json::object()}},
+                                                Json{{"expect", {{"method", "tools/call"}}},
+                                                     {"as", "call"},
+                                                     {"check", test::check_def("call")}},
+                                                Json{{"expect", {{"method", "ping"}}},
+                                                     {"as", "reused"},
+                                                     {"fresh_id", true},
+                                                     {"check", test::check_def("reused")}},
+                                                Json{{"expect", {{"method", "ping"}}},
+                                                     {"as", "fresh"},
+                                                     {"fresh_id", true},
+                                                     {"check", test::check_def("fresh")}},
+                                                Json{{"respond", "call"}, {"default", true}}})),
+                     ch, client);
+  const auto reused = find_check(r.records, "reused");
+  EXPECT_EQ(reused["outcome"], Json("broken"));
+  EXPECT_NE(reused["actual"].get<std::string>().find("id 1 was already used by the client's "
+                                                     "tools/call"),
+            std::string::npos)
+      << reused;
+  EXPECT_EQ(find_check(r.records, "fresh")["outcome"], Json("met"));  // "1" is not 1
+}
+
+// `form` judges the shape of the message taken apart (the client's own ping: "jsonrpc" "2.0",
+// params absent or an object); the message is kept either way.
+TEST(ExpectSteps, FormCheckJudgesTheShapeOfTheMessageTaken) {
+  for (const char* name : {"echo", "other"}) {
+    FakeChannel ch;
+    FakeClient client(ch);
+    const auto r = run(make_resolved(Json::array(
+                           {Json{{"handshake", Json::object()}},
+                            Json{{"expect", {{"method", "tools/call"}}},
+                                 {"as", "call"},
+                                 {"check", test::check_def("call")},
+                                 {"form", {{"jsonrpc", "2.0"}, {"params", {{"name", name}}}}},
+                                 {"form_check", test::check_def("form")}},
+                            Json{{"respond", "call"}, {"default", true}}})),
+                       ch, client);
+    EXPECT_EQ(find_check(r.records, "call")["outcome"], Json("met"));
+    EXPECT_EQ(find_check(r.records, "form")["outcome"],
+              Json(std::string(name) == "echo" ? "met" : "broken"));
+    EXPECT_EQ(client.results.size(), 1u);
+  }
+}
+
 TEST(ExpectSteps, ObserveClientPingsRecordsCountAndIntervals) {
   FakeChannel ch;
   FakeClient client(ch);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -284,6 +285,25 @@ TEST(ResponseSteps, BurstWithALostPongFailsNamingIt) {
             std::string::npos);
 }
 
+// The fake client answers every server frame of `method` with `reply(frame)`, `delay_ms`
+// later; other frames it handles as usual.
+void answer_method(FakeChannel& ch, FakeClient& client, const std::string& method,
+                   std::function<Json(const Json&)> reply, double delay_ms = 0) {
+  ch.on_frame = [&client, method, reply = std::move(reply), delay_ms](const Json& f) {
+    if (f.value("method", "") == method) {
+      client.write(reply(f), delay_ms);
+    } else {
+      client.on_frame(f);
+    }
+  };
+}
+
+// An error response to `frame` with `code`.
+Json error_to(const Json& frame, int code, const char* message) {
+  return Json{
+      {"jsonrpc", "2.0"}, {"id", frame["id"]}, {"error", {{"code", code}, {"message", message}}}};
+}
+
 Json no_response_step(const std::string& forbid) {
   return Json{{"expect_no_response", "ping"},
               {"forbid", forbid},
@@ -383,6 +403,48 @@ TEST(ResponseSteps, NotificationPingMustGetNoReplyAtAll) {
   }
 }
 
+// Regression (ping/modern-session passed a client that answered the ping with
+// {"id":null,"error":...}: only responses attributed to the ping counted): where no response
+// at all is allowed ("The client MUST NOT write JSON-RPC responses", 2026-07-28), any
+// response after the frame breaks the check, whatever its id.
+TEST(ResponseSteps, RegressionAResponseWithAnotherIdWasIgnoredWhereNoneIsAllowed) {
+  for (const char* reply :
+       {R"({"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}})",
+        R"({"jsonrpc":"2.0","id":"not-the-ping","result":{}})"}) {
+    SCOPED_TRACE(reply);
+    FakeChannel ch;
+    FakeClient client(ch);
+    answer_method(ch, client, "ping", [reply](const Json&) { return Json::parse(reply); });
+    const auto ping = Json::parse(R"({"jsonrpc":"2.0","id":"m-1","method":"ping"})");
+    const auto r = run(make_resolved(ping_script(ping, no_response_step("any"))), ch, client);
+    EXPECT_EQ(find_check(r.records, "no-success")["outcome"], Json("broken"));
+    EXPECT_EQ(find_check(r.records, "error-code")["outcome"], Json("broken"));
+  }
+}
+
+// Regression (ping/malformed-id/fractional failed a success pong echoing 1.5, though the
+// schema's RequestId is "string | number" and JSON-RPC asks the response for "the same as the
+// value"; "Requests MUST include a string or integer ID" binds the server that sent it): an
+// echo of the id meets the check, a success answer with another id still breaks it.
+TEST(ResponseSteps, RegressionAPongEchoingAFractionalIdFailed) {
+  // 1: also the id the server answered the client's tools/call with, which a client response
+  // cannot be answering (it is no request of the server's).
+  const std::pair<Json, const char*> cases[] = {
+      {Json(1.5), "met"}, {Json("1.5"), "broken"}, {Json(1), "broken"}};
+  for (const auto& [echoed, outcome] : cases) {
+    SCOPED_TRACE(echoed.dump());
+    FakeChannel ch;
+    FakeClient client(ch);
+    answer_method(ch, client, "ping", [echoed = echoed](const Json&) {
+      return Json{{"jsonrpc", "2.0"}, {"id", echoed}, {"result", Json::object()}};
+    });
+    auto step = no_response_step("success-with-another-id");
+    const auto ping = Json::parse(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})");
+    const auto r = run(make_resolved(ping_script(ping, step)), ch, client);
+    EXPECT_EQ(find_check(r.records, "no-success")["outcome"], Json(outcome));
+  }
+}
+
 Json error_script() {
   return make_resolved(
       ping_script(Json::parse(R"({"jsonrpc":"2.0","id":"u-1","method":"x/unknown","params":{}})"),
@@ -426,15 +488,8 @@ TEST(ResponseSteps, ExpectErrorJudgesTheCode) {
 TEST(ResponseSteps, ExpectErrorWithACodeCheckJudgesTheCodeApart) {
   FakeChannel ch;
   FakeClient client(ch);
-  ch.on_frame = [&](const Json& f) {
-    if (f.value("method", "") == "x/unknown") {
-      client.write(Json{{"jsonrpc", "2.0"},
-                        {"id", f["id"]},
-                        {"error", {{"code", -32603}, {"message", "Internal error"}}}});
-    } else {
-      client.on_frame(f);
-    }
-  };
+  answer_method(ch, client, "x/unknown",
+                [](const Json& f) { return error_to(f, -32603, "Internal error"); });
   auto script = error_script();
   script["script"][3]["code_check"] = test::check_def("error-code", "INFO");
   const auto r = run(script, ch, client);
@@ -442,6 +497,25 @@ TEST(ResponseSteps, ExpectErrorWithACodeCheckJudgesTheCodeApart) {
   const auto code = find_check(r.records, "error-code");
   EXPECT_EQ(code["outcome"], Json("broken"));
   EXPECT_EQ(code["actual"], Json(R"(error -32603 "Internal error")"));
+}
+
+// Regression (server-request/unknown-method failed an error response that came after
+// pong_cap_ms): nothing bounds the time of an error response to an unknown method; the bound
+// is only how long the script waits, and the check is judged at the end of the run.
+TEST(ResponseSteps, RegressionALateErrorResponseToAnUnknownMethodFailed) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  answer_method(
+      ch, client, "x/unknown",
+      [](const Json& f) { return error_to(f, -32601, "Method not found"); }, 200);
+  auto script = error_script();
+  script["timeouts"]["pong_cap_ms"] = 50;
+  const auto r = run(script, ch, client);
+  const auto check = find_check(r.records, "error-response");
+  EXPECT_EQ(check["outcome"], Json("met")) << check.dump();
+  EXPECT_NE(check["actual"].get<std::string>().find("after the 50.0 ms the script waited"),
+            std::string::npos)
+      << check.dump();
 }
 
 TEST(ResponseSteps, ExpectErrorSilenceFails) {

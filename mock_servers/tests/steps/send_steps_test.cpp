@@ -86,5 +86,28 @@ TEST(SendSteps, RegressionARespondedInitializeRecordedNoNegotiatedVersion) {
   EXPECT_EQ(negotiated, std::vector<std::string>{"2025-06-18"});  // what the fake client offers
 }
 
+// Regression (client-ping/unanswered failed a client that gave the session up after its ping
+// timed out, which the ping page lets it do): the next ping is an INFO expect, and answering a
+// capture that never came stops the script (an event says why) instead of ending the server.
+TEST(SendSteps, RegressionRespondingToAnUncapturedRequestStopsTheScript) {
+  FakeChannel ch;
+  FakeClient client(ch);
+  const auto script = make_resolved(
+      Json::array({Json{{"handshake", Json::object()}},
+                   Json{{"expect", {{"method", "notifications/never"}}},
+                        {"as", "never"},
+                        {"within", "quiet_ms"},
+                        {"check", test::check_def("never", "INFO")}},
+                   Json{{"respond", "never"}, {"result", Json::object()}, {"label", "answer"}},
+                   Json{{"serve_defaults", Json::object()}}}));
+  const auto r = run(script, ch, client);
+  EXPECT_EQ(find_check(r.records, "never")["outcome"], Json("broken"));
+  bool said = false;
+  for (const auto& e : records_of(r.records, "event"))
+    said = said || e.value("what", "").find("the client never sent it") != std::string::npos;
+  EXPECT_TRUE(said);
+  for (const auto& f : records_of(r.records, "frame")) EXPECT_FALSE(f.contains("label"));
+}
+
 }  // namespace
 }  // namespace mcpping

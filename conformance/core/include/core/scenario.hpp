@@ -86,6 +86,9 @@ struct Scenario {
   std::vector<DriverCheck> driver_checks;
   Json script;                        // array of steps, as in the file
   Level deadline_kill = Level::Must;  // Must: a hung driver is FAIL; Info: INFORMATIONAL
+  // Under an official harness: the level of the driver checks its exit status stands in for
+  // (the strongest of them; Must when the case has none).
+  Level harness_exit = Level::Must;
   // Runs alone, never beside other cases: its verdict depends on CPU time (a burst of pongs
   // judged against the cap), which other cases on a small machine would take away.
   bool exclusive = false;
