@@ -93,7 +93,14 @@ struct RunInfo {
   double timeout_multiplier = 1.0;
   std::vector<std::string> driver_argv;
   double pong_cap_ms = 0;
+  // The schema folder every client message was validated against (--schemas); empty when
+  // schema validation was off.
+  std::string schemas;
 };
+
+// Whether the run validated client messages against the specification's schemas, in one
+// sentence for the console and every report: "schema validation on: <dir>" or off, and why.
+std::string schema_validation_line(const RunInfo& info);
 
 // What a baseline says of a case or a finding (docs/baselines.md).
 using Expectation = CaseResult::Expectation;
