@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -115,13 +116,15 @@ std::string pointer_of(const std::vector<std::string>& context) {
 struct SchemaSet::Impl {
   struct Revision {
     std::string name;
-    Json document;
+    // Read and changed (its root "$ref") only under `mutex`, while a definition compiles.
+    mutable Json document;
+    std::set<std::string> definitions;                 // their names
     std::map<std::string, std::string> by_method;      // method const -> definition
     std::string request, notification, result, error;  // the JSON-RPC envelopes
   };
   fs::path dir;
   std::vector<Revision> revisions;
-  mutable std::mutex mutex;  // guards compiled and the documents' root "$ref"
+  mutable std::mutex mutex;  // guards `compiled` and the documents
   mutable std::map<std::string, std::unique_ptr<valijson::Schema>> compiled;  // "<rev>/<def>"
 
   const Revision* find(std::string_view name) const {
@@ -130,16 +133,12 @@ struct SchemaSet::Impl {
     return it == revisions.end() ? nullptr : &*it;
   }
 
-  bool defines(const Revision& r, const std::string& name) const {
-    return r.document["definitions"].contains(name);
-  }
-
   // The compiled definition, compiled on first use.
   const valijson::Schema& schema(const Revision& r, const std::string& definition) const {
     std::lock_guard lock(mutex);
     auto& slot = compiled[r.name + "/" + definition];
     if (!slot) {
-      auto& document = const_cast<Json&>(r.document);
+      Json& document = r.document;
       document["$ref"] = "#/definitions/" + definition;
       auto compiled_schema = std::make_unique<valijson::Schema>();
       try {
@@ -176,9 +175,10 @@ SchemaSet::SchemaSet(const fs::path& dir) : impl_(std::make_unique<Impl>()) {
   for (const auto& revision : known_revisions()) {
     const fs::path file = dir / revision / "schema.json";
     if (!fs::exists(file)) continue;
-    Impl::Revision r{revision, load_document(file), {}, {}, {}, {}, {}};
+    Impl::Revision r{revision, load_document(file), {}, {}, {}, {}, {}, {}};
     const auto& definitions = r.document["definitions"];
     for (const auto& [name, definition] : definitions.items()) {
+      r.definitions.insert(name);
       const Json method = definition.is_object() && definition.contains("properties") &&
                                   definition["properties"].is_object()
                               ? definition["properties"].value("method", Json::object())
@@ -248,7 +248,7 @@ MessageValidation SchemaSet::validate(const Json& message, std::string_view revi
                             ? name.substr(0, name.size() - 7)
                             : name;
       for (const auto& candidate : {stem + "Result", std::string("EmptyResult")}) {
-        if (!impl_->defines(*r, candidate)) continue;
+        if (!r->definitions.count(candidate)) continue;
         out.definitions.push_back(candidate);
         break;
       }
