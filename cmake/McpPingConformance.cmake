@@ -11,6 +11,8 @@
 #     [TIMEOUT_MULTIPLIER <x>]    # scales every bound (slow machines, sanitizers)
 #     [REPORT_DIR <dir>]          # evidence; default <build>/mcp-ping-conformance/<name>
 #     [BASELINE <file>]           # known failures (docs/baselines.md)
+#     [SCHEMAS <dir>]             # the specification's schema/ folder: every client message is
+#                                 # validated (wire:schema-valid); default MCP_PING_SCHEMAS_DIR
 #     [LABELS <label>...])        # added to every test's labels
 #
 # Each test runs `mcp-ping-conformance run` for its one case. UNSUPPORTED cases are reported
@@ -37,6 +39,14 @@
 # The functions below keep the policies of CMake 3.25 whoever includes them, and in script mode.
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.25)
+
+# The default SCHEMAS of every mcp_ping_conformance_add_tests() call: a checkout of
+# github.com/modelcontextprotocol/modelcontextprotocol's schema/ folder; empty: schema
+# validation off.
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  set(MCP_PING_SCHEMAS_DIR "" CACHE PATH
+    "The MCP specification's schema/ folder (<dir>/<revision>/schema.json) the conformance tests validate client messages against; empty: off")
+endif()
 
 set(_mcp_ping_module_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(_mcp_ping_module_file "${CMAKE_CURRENT_LIST_FILE}")
@@ -126,6 +136,10 @@ function(_mcp_ping_tests_code json form out count_out)
   if(mcp_ping_baseline)
     set(baseline_flag --baseline "${mcp_ping_baseline}")
   endif()
+  set(schemas_flag "")
+  if(mcp_ping_schemas)
+    set(schemas_flag --schemas "${mcp_ping_schemas}")
+  endif()
   _mcp_ping_bracket_list(mcp_ping_driver driver_args)
 
   # The driver's pre-check (exit 127 for an op it does not know) runs once, as the fixture
@@ -175,7 +189,8 @@ function(_mcp_ping_tests_code json form out count_out)
       set(report_dir "${mcp_ping_report_dir}/${transport}/${id}")
       set(arguments run
         --scenario "${id}" --transport "${transport}" --revision "${mcp_ping_revision}"
-        ${strict_flag} ${baseline_flag} --timeout-multiplier "${mcp_ping_timeout_multiplier}"
+        ${strict_flag} ${baseline_flag} ${schemas_flag}
+        --timeout-multiplier "${mcp_ping_timeout_multiplier}"
         --fixtures "${mcp_ping_fixtures}" --jobs 1 --unsupported-exit-code 77 --ctest-measurements
         --no-precheck --report-dir "${report_dir}" --)
       _mcp_ping_bracket_list(arguments runner_args)
@@ -232,7 +247,8 @@ endfunction()
 
 function(mcp_ping_conformance_add_tests)
   cmake_parse_arguments(PARSE_ARGV 0 arg "STRICT"
-    "NAME;REVISION;TIMEOUT_MULTIPLIER;REPORT_DIR;BASELINE" "DRIVER;TRANSPORTS;SCENARIOS;LABELS")
+    "NAME;REVISION;TIMEOUT_MULTIPLIER;REPORT_DIR;BASELINE;SCHEMAS"
+    "DRIVER;TRANSPORTS;SCENARIOS;LABELS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mcp_ping_conformance_add_tests: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -286,6 +302,18 @@ function(mcp_ping_conformance_add_tests)
     cmake_path(ABSOLUTE_PATH arg_BASELINE NORMALIZE)
     set(mcp_ping_baseline "${arg_BASELINE}")
   endif()
+  if(NOT DEFINED arg_SCHEMAS)
+    set(arg_SCHEMAS "${MCP_PING_SCHEMAS_DIR}")
+  endif()
+  set(mcp_ping_schemas "")
+  if(arg_SCHEMAS)
+    cmake_path(ABSOLUTE_PATH arg_SCHEMAS NORMALIZE)
+    if(NOT EXISTS "${arg_SCHEMAS}")
+      message(FATAL_ERROR "mcp_ping_conformance_add_tests: SCHEMAS ${arg_SCHEMAS}: no such folder "
+        "(a checkout of the MCP specification repository's schema/ folder)")
+    endif()
+    set(mcp_ping_schemas "${arg_SCHEMAS}")
+  endif()
   set(mcp_ping_runner "$<TARGET_FILE:${runner_target}>")
 
   get_target_property(imported ${runner_target} IMPORTED)
@@ -316,7 +344,8 @@ function(mcp_ping_conformance_add_tests)
   endif()
   set(params "")
   foreach(setting IN ITEMS name driver transports scenarios revision strict
-                           timeout_multiplier report_dir labels fixtures timeout baseline runner)
+                           timeout_multiplier report_dir labels fixtures timeout baseline schemas
+                           runner)
     _mcp_ping_bracket_list(mcp_ping_${setting} values)
     string(APPEND params "set(mcp_ping_${setting}${values})\n")
   endforeach()

@@ -42,7 +42,7 @@ sanitized_skipped='^(benchmark|docs|style|soak|package|cdash|junit)/'
 # Python 3 (the Python driver kit's tests, drivers/kit/README.md), and jq, curl and GNU time
 # (cmake/benchmark.sh, whose report the test benchmark/report-shape checks).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
-libcpp-httplib-dev libyaml-cpp-dev"
+libcpp-httplib-dev libyaml-cpp-dev libvalijson-dev"
 if [ "$mode" != suite ]; then
   packages="$packages libgtest-dev libgmock-dev libxml2-utils"
 fi
@@ -109,13 +109,23 @@ build_sanitized() { # <seconds per fuzz target> <libFuzzer seed, 0 for a random 
     -DMCP_PING_FUZZ_SECONDS="${MCP_PING_FUZZ_SECONDS:-$1}" -DMCP_PING_FUZZ_SEED="$2"
 }
 
-run_sanitized_set() {
+# The MCP specification's schemas beside the checkout (../shared/spec-schemas), when there:
+# every catalogue run then validates the client's messages (--schemas, docs/verdicts.md). The
+# positional parameters become those options (none without the folder).
+schemas_dir=$(dirname "$root")/shared/spec-schemas
+if [ -d "$schemas_dir" ]; then
+  set -- --schemas "$schemas_dir"
+else
+  set --
+fi
+
+run_sanitized_set() { # [--schemas DIR]
   set_status=0
   ctest --test-dir "$build-sanitize" -j "$jobs" --output-on-failure --timeout 300 \
     -L "$sanitized_labels" -E "$sanitized_skipped" \
     --output-junit "$build-sanitize/ctest-junit.xml" || set_status=1
   # --jobs 4: instrumented cases need more CPU each (docs/design-decisions.md, "Parallelism").
-  "$build-sanitize/bin/mcp-ping-conformance" run --strict --jobs 4 \
+  "$build-sanitize/bin/mcp-ping-conformance" run --strict --jobs 4 "$@" \
     --report-dir "$build-sanitize/report" \
     -- "$build-sanitize/bin/mcp-reference-driver" --keepalive-ms 1000 || set_status=1
   return "$set_status"
@@ -129,7 +139,7 @@ case "$mode" in
     cmake --build "$build" -j "$jobs" --target mcp-ping-conformance mcp-mock-stdio-server \
       mcp-mock-http-server mcp-reference-driver
     report=${MCP_PING_REPORT_DIR:-$build/report}
-    exec "$build/bin/mcp-ping-conformance" run --strict --report-dir "$report" \
+    exec "$build/bin/mcp-ping-conformance" run --strict "$@" --report-dir "$report" \
       -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
     ;;
   test)
@@ -140,12 +150,12 @@ case "$mode" in
     ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 300 \
       --output-junit "$build/ctest-junit.xml" || status=1
     build_sanitized 5 1
-    run_sanitized_set || status=1
+    run_sanitized_set "$@" || status=1
     exit "$status"
     ;;
   sanitize)
     build_sanitized 10 1
-    run_sanitized_set
+    run_sanitized_set "$@"
     ;;
   tsan)
     # halt_on_error: a data race fails the test that found it, with the report on stderr.

@@ -186,6 +186,12 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
       observed.driver_report = parse_driver_output(read_file_or_empty(spec.stdout_file), steps);
     }
     observed.transcript = read_transcript(dir / "transcript.jsonl");
+    // The runner's own observation of the transcript, judged as the mock server's are.
+    if (setup.schemas) {
+      const auto revision = observed.transcript.negotiated.value_or(setup.revision);
+      if (auto record = schema_check(observed.transcript, revision, *setup.schemas))
+        observed.transcript.checks.push_back(std::move(*record));
+    }
 
     Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);
     result.verdict = evaluation.verdict;

@@ -17,7 +17,7 @@ std::string usage_text() {
                            [--revision R] [--timeout-multiplier X] [--report-dir DIR]
                            [--junit FILE] [--jobs N] [--fixtures DIR]
                            [--unsupported-exit-code N] [--baseline FILE]
-                           [--shard I/N] [--ctest-measurements]
+                           [--schemas DIR] [--shard I/N] [--ctest-measurements]
                            [--precheck-only | --no-precheck]
                            -- <driver argv...>
   mcp-ping-conformance run --harness official [run options] -- <harness argv...>
@@ -53,6 +53,9 @@ run options:
                            the cases it can run (docs/official-harness.md)
   --baseline FILE          known failures (YAML): expected failures do not fail the run,
                            listed cases that pass do (stale), flaky ones never gate
+  --schemas DIR            the specification's JSON schemas, laid out as its repository's
+                           schema/ folder (DIR/<revision>/schema.json): every message the
+                           client sends is validated (wire:schema-valid); without it, off
 
 list options:
   --scenario, --transport, --fixtures   as for run: the cases listed
@@ -351,6 +354,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
       run.precheck = mode;
     } else if (word == "--baseline") {
       run.baseline = std::filesystem::path(value());
+    } else if (word == "--schemas") {
+      run.schemas = std::filesystem::path(value());
     } else if (word == "--unsupported-exit-code") {
       run.unsupported_exit_code = static_cast<int>(parse_integer(word, value(), 0, 255));
     } else {

@@ -20,9 +20,11 @@
 #include "conformance/installation.hpp"
 #include "conformance/job_budget.hpp"
 #include "conformance/official_harness.hpp"
+#include "conformance/schema_validation.hpp"
 #include "conformance/serve_session.hpp"
 #include "conformance/suite_runner.hpp"
 #include "core/scenario.hpp"
+#include "core/text.hpp"
 #include "engine/script.hpp"
 #include "reports/baseline.hpp"
 #include "reports/comparison.hpp"
@@ -332,6 +334,11 @@ int run(const RunOptions& options) {
   }
 
   SuiteSetup setup = driver_setup(options);
+  // Read (and their envelopes compiled) before any case: a broken folder stops the run here.
+  if (options.schemas) {
+    setup.schemas =
+        std::make_shared<const SchemaSet>(fs::absolute(*options.schemas).lexically_normal());
+  }
   setup.defaults = catalogue.defaults;
   setup.refs = catalogue.refs;
   setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
@@ -356,7 +363,12 @@ int run(const RunOptions& options) {
             << " cases, revision " << options.revision << ", "
             << (options.strict ? "strict" : "lenient") << ", timeout multiplier "
             << options.timeout_multiplier << ", " << (suite.adapt_jobs ? "up to " : "")
-            << suite.jobs << " at once\n"
+            << suite.jobs << " at once\n";
+  RunInfo announced;
+  if (setup.schemas) announced.schemas = setup.schemas->dir().string();
+  std::cout << schema_validation_line(announced)
+            << (setup.schemas ? " (revisions " + join(setup.schemas->revisions(), ", ") + ")" : "")
+            << "\n"
             << std::flush;
   const std::string started_at = utc_now();
   RunResult result = run_suite(cases, setup, suite, std::cout);
@@ -366,6 +378,7 @@ int run(const RunOptions& options) {
   result.info.strict = options.strict;
   result.info.timeout_multiplier = options.timeout_multiplier;
   result.info.driver_argv = options.driver_argv;
+  result.info.schemas = announced.schemas;
   result.info.pong_cap_ms =
       scaled_timeouts(setup.defaults, options.timeout_multiplier).at("pong_cap_ms");
   if (baseline) {

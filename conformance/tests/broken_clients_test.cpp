@@ -11,6 +11,7 @@ struct BrokenClient {
   std::string name, fault, transport, case_id, check, verdict;
   std::vector<std::string> args;  // more driver arguments, e.g. --protocol-version 2025-03-26
   std::string revision;           // the run's --revision, when not the default
+  bool schemas = false;           // the run validates client messages (--schemas)
 };
 
 void PrintTo(const BrokenClient& client, std::ostream* out) { *out << client.name; }
@@ -21,7 +22,7 @@ std::vector<BrokenClient> load_broken_clients() {
   for (const auto& row : rows) {
     out.push_back({row["name"], row["fault"], row["transport"], row["case"], row["check"],
                    row["verdict"], row.value("args", std::vector<std::string>{}),
-                   row.value("revision", "")});
+                   row.value("revision", ""), row.value("schemas", false)});
   }
   return out;
 }
@@ -35,6 +36,10 @@ TEST_P(BrokenClientIsCaught, ByItsIntendedCheck) {
   driver.insert(driver.end(), row.args.begin(), row.args.end());
   std::vector<std::string> options = {"--scenario", row.case_id, "--transport", row.transport};
   if (!row.revision.empty()) options.insert(options.end(), {"--revision", row.revision});
+  if (row.schemas) {
+    if (test_schemas().empty()) GTEST_SKIP() << "no specification schemas beside the checkout";
+    options.insert(options.end(), {"--schemas", test_schemas()});
+  }
   const RunnerRun run = run_runner(options, driver);
   auto verdict = case_verdict(run, row.transport, row.case_id);
   if (!verdict.is_object()) {

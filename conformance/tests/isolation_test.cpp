@@ -24,6 +24,7 @@ struct IsolationRow {
   std::map<std::string, std::string> verdicts;    // case id -> its verdict
   std::optional<std::set<std::string>> informational;  // exactly these cases INFORMATIONAL
   std::vector<std::string> not_judged;                 // case:check listed as not judged
+  bool schemas = false;  // the run validates client messages (--schemas)
 };
 
 void PrintTo(const IsolationRow& row, std::ostream* out) { *out << row.name; }
@@ -45,6 +46,7 @@ std::vector<IsolationRow> load_isolation_rows() {
     if (row.contains("informational"))
       r.informational = row["informational"].get<std::set<std::string>>();
     r.not_judged = row.value("not_judged", std::vector<std::string>{});
+    r.schemas = row.value("schemas", false);
     out.push_back(std::move(r));
   }
   return out;
@@ -86,6 +88,10 @@ TEST_P(OneDefect, FailsItsOwnChecksOnly) {
   const IsolationRow& row = GetParam();
   std::vector<std::string> options = {"--transport", row.transport};
   if (!row.revision.empty()) options.insert(options.end(), {"--revision", row.revision});
+  if (row.schemas) {
+    if (test_schemas().empty()) GTEST_SKIP() << "no specification schemas beside the checkout";
+    options.insert(options.end(), {"--schemas", test_schemas()});
+  }
   std::vector<std::string> client = {MCP_PING_BROKEN_CLIENT, "--fault", row.fault};
   client.insert(client.end(), row.client_args.begin(), row.client_args.end());
   const RunnerRun run = run_runner(options, client, row.name);

@@ -40,6 +40,13 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+// The specification's schemas for rows that validate client messages (--schemas), or empty
+// when this checkout has none beside it (docs/development.md): such rows then skip.
+inline std::string test_schemas() {
+  const std::filesystem::path dir = MCP_PING_TEST_SCHEMAS;
+  return !dir.empty() && std::filesystem::is_directory(dir) ? dir.string() : std::string();
+}
+
 inline std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::ostringstream text;

@@ -288,7 +288,8 @@ std::string runs_table(const std::vector<LabelledRun>& runs) {
     for (const auto& word : run.info.driver_argv) driver += (driver.empty() ? "" : " ") + word;
     out << "<tr><td>" << html_escape(label) << "</td><td><code>" << html_escape(driver)
         << "</code></td><td class=\"nowrap\">" << html_escape(run.info.revision) << "</td><td>"
-        << (run.info.strict ? "strict" : "lenient") << "</td><td class=\"nowrap\">"
+        << (run.info.strict ? "strict" : "lenient") << "<br>"
+        << html_escape(schema_validation_line(run.info)) << "</td><td class=\"nowrap\">"
         << html_escape(run.started_at) << "</td><td>" << html_escape(closing_line(run))
         << "</td></tr>\n";
   }

@@ -200,6 +200,7 @@ json to_json(const RunResult& run) {
                 {"pong_cap_ms", run.info.pong_cap_ms},
                 {"jobs_choice", run.info.jobs_choice},
                 {"driver", run.info.driver_argv},
+                {"schemas", run.info.schemas.empty() ? json() : json(run.info.schemas)},
                 {"started_at", run.started_at},
                 {"duration_ms", run.duration_ms}}},
               {"counts",
@@ -251,6 +252,8 @@ RunResult read_results_json(const std::filesystem::path& file) {
     run.info.pong_cap_ms = info.value("pong_cap_ms", 0.0);
     run.info.jobs_choice = info.value("jobs_choice", "");
     run.info.driver_argv = info.value("driver", std::vector<std::string>{});
+    if (info.contains("schemas") && info["schemas"].is_string())
+      run.info.schemas = info["schemas"].get<std::string>();
     run.started_at = info.value("started_at", "");
     run.duration_ms = info.value("duration_ms", 0.0);
     for (const auto& c : doc.at("cases")) {

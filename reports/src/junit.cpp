@@ -251,6 +251,7 @@ std::string render_junit(const RunResult& run) {
     write_property(out, "revision", run.info.revision);
     write_property(out, "transport", transport);
     write_property(out, "timeout_multiplier", std::to_string(run.info.timeout_multiplier));
+    write_property(out, "schema_validation", schema_validation_line(run.info));
     if (!run.baseline_file.empty()) write_property(out, "baseline", run.baseline_file);
     out << "    </properties>\n";
   };

@@ -172,7 +172,7 @@ std::string render_summary_markdown(const RunResult& run) {
   out << "## mcp-ping-conformance " << run.info.suite_version << "\n\n"
       << "Revision " << run.info.revision << ", " << (run.info.strict ? "strict" : "lenient")
       << ", timeout multiplier " << run.info.timeout_multiplier << ", pong cap "
-      << ms(run.info.pong_cap_ms) << " ms.\n\n"
+      << ms(run.info.pong_cap_ms) << " ms; " << schema_validation_line(run.info) << ".\n\n"
       << closing_line(run) << "\n\n"
       << "| verdict | cases |\n|---|---|\n"
       << "| PASS | " << c.pass << " |\n| FAIL | " << c.fail << " |\n| NON_STRICT | " << c.non_strict

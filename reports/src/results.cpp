@@ -9,6 +9,13 @@ bool verdict_fails(Verdict verdict, bool strict) {
          (strict && verdict == Verdict::NonStrict);
 }
 
+std::string schema_validation_line(const RunInfo& info) {
+  if (info.schemas.empty())
+    return "schema validation off: no --schemas DIR, so wire:schema-valid was not judged";
+  return "schema validation on: every client message checked against " + info.schemas +
+         "/<revision>/schema.json";
+}
+
 bool case_fails_run(const CaseResult& result, bool strict) {
   switch (result.expectation) {
     case CaseResult::Expectation::kExpectedFailure:

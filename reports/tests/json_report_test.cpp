@@ -84,6 +84,17 @@ TEST(ResultsJson, RoundTripsThroughAFile) {
   EXPECT_EQ(back.cases[0].checks[0].burst->pongs_per_second, 57.143);
 }
 
+TEST(ResultsJson, SaysWhetherSchemaValidationWasOn) {
+  auto run = make_run({make_case("ping/a", {make_check("ping/a:pong", Verdict::Pass)})});
+  EXPECT_TRUE(to_json(run)["run"]["schemas"].is_null());
+  run.info.schemas = "/spec/schema";
+  EXPECT_EQ(to_json(run)["run"]["schemas"], "/spec/schema");
+  const auto file = std::filesystem::temp_directory_path() / "mcp-ping-results-schemas.json";
+  write_results_json(run, file);
+  EXPECT_EQ(read_results_json(file).info.schemas, "/spec/schema");
+  std::filesystem::remove(file);
+}
+
 // Reports written before burst figures: they still load; a check with several latencies
 // judged several pings, so its pongs stay out of the single-pong figures.
 TEST(ResultsJson, ReportWithoutBurstFiguresLoads) {

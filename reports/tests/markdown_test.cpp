@@ -101,6 +101,16 @@ TEST(SummaryMarkdown, SinglePongLatencyAndBurstsInSeparateTables) {
       << md;
 }
 
+TEST(SummaryMarkdown, SaysOnceWhetherSchemaValidationWasOn) {
+  auto run = make_run({make_case("ping/a", {make_check("ping/a:pong", Verdict::Pass)})});
+  EXPECT_NE(render_summary_markdown(run).find("schema validation off: no --schemas DIR"),
+            std::string::npos);
+  run.info.schemas = "/spec/schema";
+  EXPECT_NE(render_summary_markdown(run).find(
+                "schema validation on: every client message checked against /spec/schema/"),
+            std::string::npos);
+}
+
 TEST(SummaryMarkdown, NoLatencySectionsWithoutPongs) {
   const std::string md = render_summary_markdown(
       make_run({make_case("ping/c", {make_check("ping/c:pong", Verdict::Fail)})}));

@@ -66,6 +66,13 @@ const std::vector<BuiltinCheck>& builtin_checks() {
         "http.post-body-json", "http.post-body-batch"},
        "",
        kEveryLine},
+      {"wire:schema-valid",
+       Level::Must,
+       K::Collateral,
+       {"spec.schema-authoritative", "basic.jsonrpc-messages"},
+       "the run was given the specification's schemas (--schemas DIR)",
+       "every message the client sends validates against the specification's JSON schema of "
+       "the session's revision"},
       {"transport:line-too-long",
        Level::Must,
        K::Collateral,

@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "conformance/case_plan.hpp"
+#include "conformance/schema_validation.hpp"
 #include "core/scenario.hpp"
 #include "reports/results.hpp"
 
@@ -26,6 +28,9 @@ struct SuiteSetup {
   std::string revision = "2025-11-25";
   double timeout_multiplier = 1.0;
   std::filesystem::path report_dir;
+  // The specification's schemas (--schemas): every client message is validated against the
+  // session's revision (wire:schema-valid). None: schema validation is off.
+  std::shared_ptr<const SchemaSet> schemas;
 };
 
 // The folder of a case's evidence: <report dir>/cases/<transport>/<case id>.

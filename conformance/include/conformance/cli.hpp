@@ -27,6 +27,9 @@ struct RunOptions {
   unsigned jobs = 0;                              // 0: chosen from the machine
   std::optional<int> unsupported_exit_code;       // exit status when every case was UNSUPPORTED
   std::optional<std::filesystem::path> baseline;  // known failures (docs/baselines.md)
+  // The specification's schema/ folder: every client message is validated against it
+  // (wire:schema-valid); none: schema validation is off.
+  std::optional<std::filesystem::path> schemas;
   std::optional<std::pair<unsigned, unsigned>> shard;  // I/N: this run's part of the cases
   bool ctest_measurements = false;  // latency figures as CTest measurements in the output
   // The driver's pre-check (docs/writing-a-driver.md, step 1): beside the first cases, alone

@@ -35,6 +35,7 @@ inline const std::set<std::string> kFaults = {
     "early-get",                  // probes the GET stream before initialize (HTTP)
     "no-stderr-drain",            // pipes the server's stderr and never reads it (stdio)
     "no-initialize",              // connect fails without sending initialize
+    "no-client-info",             // sends initialize without clientInfo (schema-invalid)
     "slow-start",                 // sends initialize 5.5 s after connect: later than expect_ms
     "refuses-requests",           // after connect, every request fails without being sent
     "stray-frame-fails-call",     // any server message fails the request in flight

@@ -187,12 +187,11 @@ int main(int argc, char** argv) {
           if (!broken::has("skips-discover"))
             result = request(*connection, "server/discover", json::object(), std::nullopt);
         } else {
-          result = connection->request(
-              "initialize",
-              {{"protocolVersion", revision},
-               {"capabilities", json::object()},
-               {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}},
-              std::nullopt);
+          json params = {{"protocolVersion", revision},
+                         {"capabilities", json::object()},
+                         {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}};
+          if (broken::has("no-client-info")) params.erase("clientInfo");
+          result = connection->request("initialize", params, std::nullopt);
           if (!broken::has("no-initialized"))
             connection->notify("notifications/initialized", json());
         }

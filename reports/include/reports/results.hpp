@@ -95,7 +95,14 @@ struct RunInfo {
   double pong_cap_ms = 0;
   // How many cases ran at once, and why, when the run chose it from the client's start-up.
   std::string jobs_choice;
+  // The schema folder every client message was validated against (--schemas); empty when
+  // schema validation was off.
+  std::string schemas;
 };
+
+// Whether the run validated client messages against the specification's schemas, in one
+// sentence for the console and every report: "schema validation on: <dir>" or off, and why.
+std::string schema_validation_line(const RunInfo& info);
 
 // What a baseline says of a case or a finding (docs/baselines.md).
 using Expectation = CaseResult::Expectation;
