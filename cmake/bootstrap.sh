@@ -104,6 +104,14 @@ if [ "$mode" = test ]; then
     fi
     cp "$lock" "$venv/requirements.txt"
   fi
+  # The official Go SDK's driver, built from drivers/go-sdk/go.mod and go.sum (checked hashes)
+  # when Go is there; `go build` is quick when nothing changed.
+  if command -v go >/dev/null 2>&1; then
+    echo "bootstrap: go build in drivers/go-sdk"
+    (cd "$root/drivers/go-sdk" && go build -o go-sdk-driver .)
+  else
+    echo "bootstrap: Go SDK driver skipped (no go on PATH)"
+  fi
 fi
 
 configure() { # <build dir> [cmake options...]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the results table in README.md from real runs: the reference client, the
-# TypeScript SDK, the Vercel AI SDK's MCP client and, when its venv is there, the official
-# Python SDK, side by side, per case and transport, with the date and versions.
+# TypeScript SDK, the Vercel AI SDK's MCP client and, when bootstrap set them up, the official
+# Python and Go SDKs, side by side, per case and transport, with the date and versions.
 #
 #   sh cmake/results-table.sh        (after `sh cmake/bootstrap.sh test` has built everything
 #                                     and `npm ci` in drivers/ai-sdk)
@@ -43,6 +43,14 @@ if [ -x "$python_sdk" ] && python_sdk_version=$("$python_sdk" -c \
 else
   echo "results-table: no Python SDK column (no venv with mcp in drivers/python-sdk/.venv)" >&2
 fi
+# The Go SDK (docs/clients/go-sdk.md) only when bootstrap built its driver.
+go_sdk_version=""
+if [ -x "$root/drivers/go-sdk/go-sdk-driver" ]; then
+  go_sdk_version=$(awk '$1 == "github.com/modelcontextprotocol/go-sdk" {print $2}' "$root/drivers/go-sdk/go.sum" | sed -n 's|/go.mod$||;1p')
+  run go-sdk --baseline "$root/drivers/go-sdk/baseline.yaml" -- "$root/drivers/go-sdk/go-sdk-driver"
+else
+  echo "results-table: no Go SDK column (no drivers/go-sdk/go-sdk-driver)" >&2
+fi
 
 suite_version=$("$runner" --version | awk '{print $2}')
 sdk_version=$(node -p "require('$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json').version")
@@ -59,6 +67,7 @@ table="$out/table.md"
     --column "TypeScript SDK $sdk_version=$out/typescript" \
     --column "@ai-sdk/mcp $ai_sdk_version=$out/ai-sdk"
   [ -z "$python_sdk_version" ] || set -- "$@" --column "Python SDK (mcp) $python_sdk_version=$out/python-sdk"
+  [ -z "$go_sdk_version" ] || set -- "$@" --column "Go SDK $go_sdk_version=$out/go-sdk"
   "$runner" table "$@"
 } >"$table"
 
