@@ -39,7 +39,8 @@ sanitized_skipped='^(benchmark|docs|style|soak|package|cdash|junit)/'
 
 # Debian 12 packages the suite builds with; the tests add GoogleTest, xmllint (the JUnit
 # schema test), clang-format 14 (the test style/clang-format, docs/development.md),
-# Python 3 (the Python driver kit's tests, drivers/kit/README.md), and jq, curl and GNU time
+# Python 3 (the Python driver kit's tests, drivers/kit/README.md; its venv module for the
+# Python SDK driver), and jq, curl and GNU time
 # (cmake/benchmark.sh, whose report the test benchmark/report-shape checks).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
 libcpp-httplib-dev libyaml-cpp-dev libvalijson-dev"
@@ -52,7 +53,7 @@ if [ "$mode" = test ] || [ "$mode" = sanitize ] || [ "$mode" = fuzz ]; then
   packages="$packages clang libclang-rt-14-dev"
 fi
 if [ "$mode" = test ]; then
-  packages="$packages clang-format python3 jq curl time"
+  packages="$packages clang-format python3 python3-venv jq curl time"
 fi
 missing=""
 for package in $packages; do
@@ -84,6 +85,32 @@ if [ "$mode" = test ]; then
   if command -v npm >/dev/null 2>&1 && { [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; }; then
     echo "bootstrap: npm ci in drivers/typescript"
     (cd "$root/drivers/typescript" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  # The official Python SDK's driver: a venv with exactly drivers/python-sdk/requirements.txt
+  # (hashes required), made again when the lock is newer than the venv's copy of it.
+  venv="$root/drivers/python-sdk/.venv"
+  lock="$root/drivers/python-sdk/requirements.txt"
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    echo "bootstrap: Python SDK driver skipped (python3 has no venv module: install python3-venv)"
+  elif [ ! -f "$venv/requirements.txt" ] || [ "$lock" -nt "$venv/requirements.txt" ]; then
+    echo "bootstrap: pip install --require-hashes in drivers/python-sdk/.venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    if ! "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes --no-deps \
+      -r "$lock"; then
+      rm -rf "$venv"
+      echo "bootstrap: pip install failed for drivers/python-sdk" >&2
+      exit 1
+    fi
+    cp "$lock" "$venv/requirements.txt"
+  fi
+  # The official Go SDK's driver, built from drivers/go-sdk/go.mod and go.sum (checked hashes)
+  # when Go is there; `go build` is quick when nothing changed.
+  if command -v go >/dev/null 2>&1; then
+    echo "bootstrap: go build in drivers/go-sdk"
+    (cd "$root/drivers/go-sdk" && go build -o go-sdk-driver .)
+  else
+    echo "bootstrap: Go SDK driver skipped (no go on PATH)"
   fi
 fi
 
