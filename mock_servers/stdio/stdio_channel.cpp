@@ -24,35 +24,6 @@ std::string errno_text(int err) {
   }
 }
 
-struct WriteOutcome {
-  bool ok = true;
-  int err = 0;
-  std::size_t writes = 0;
-  Clock::time_point last_write_started{};
-};
-
-// Writes all of `data` in pieces of at most `chunk` bytes (0: as few writes as possible),
-// each piece its own write(2), so chopping reaches the client as separate reads.
-WriteOutcome write_all(int fd, std::string_view data, std::size_t chunk) {
-  WriteOutcome out;
-  while (!data.empty()) {
-    const auto size = chunk == 0 ? data.size() : std::min(chunk, data.size());
-    // Stamped before the write that may carry the last byte: a fast client can answer, and
-    // the reader thread stamp the answer, before write() even returns here.
-    out.last_write_started = Clock::now();
-    const auto n = ::write(fd, data.data(), size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      out.ok = false;
-      out.err = errno;
-      return out;
-    }
-    ++out.writes;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
 // Points `fd` at /dev/null: the pipe end it held closes (the client sees EPIPE or EOF),
 // yet the descriptor number stays valid, so no other thread can race on its reuse.
 void retire_fd(int fd) {
@@ -64,6 +35,38 @@ void retire_fd(int fd) {
 }
 
 }  // namespace
+
+WriteOutcome write_all(int fd, std::string_view data, std::size_t chunk) {
+  WriteOutcome out;
+  // The message is complete at its last byte before the newline: a client that parses JSON as
+  // a stream answers then, before the newline's own write when the frame is chopped.
+  std::size_t complete_at = data.size();
+  while (complete_at > 0 && (data[complete_at - 1] == '\n' || data[complete_at - 1] == '\r'))
+    --complete_at;
+  std::size_t offset = 0;
+  bool stamped = false;
+  while (!data.empty()) {
+    const auto size = chunk == 0 ? data.size() : std::min(chunk, data.size());
+    // Stamped before the write that may carry that byte: a fast client can answer, and the
+    // reader thread stamp the answer, before write() even returns here.
+    if (!stamped && offset + size >= complete_at) {
+      out.last_write_started = Clock::now();
+      out.stamped_write = out.writes;
+      stamped = true;
+    }
+    const auto n = ::write(fd, data.data(), size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      out.ok = false;
+      out.err = errno;
+      return out;
+    }
+    ++out.writes;
+    offset += static_cast<std::size_t>(n);
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return out;
+}
 
 StdioChannel::StdioChannel(int in_fd, int out_fd, int err_fd, std::size_t line_cap_bytes)
     : in_fd_(in_fd), out_fd_(out_fd), err_fd_(err_fd), line_cap_(line_cap_bytes) {

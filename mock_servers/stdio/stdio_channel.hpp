@@ -13,6 +13,20 @@
 
 namespace mcpping {
 
+struct WriteOutcome {
+  bool ok = true;
+  int err = 0;
+  std::size_t writes = 0;
+  // When the write carrying the message's last byte (before its newline) started, and which
+  // write that was (0-based): a response the client sent before then cannot answer it.
+  Clock::time_point last_write_started{};
+  std::size_t stamped_write = 0;
+};
+
+// Writes all of `data` to `fd` in pieces of at most `chunk` bytes (0: as few writes as
+// possible), each piece its own write(2), so chopping reaches the client as separate reads.
+WriteOutcome write_all(int fd, std::string_view data, std::size_t chunk);
+
 class StdioChannel : public Channel {
  public:
   // Queued client input beyond this stops the reader (the client then blocks on its

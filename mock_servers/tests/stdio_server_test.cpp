@@ -12,6 +12,7 @@
 #include <fstream>
 #include <optional>
 
+#include "stdio/stdio_channel.hpp"
 #include "test_support.hpp"
 
 namespace mcpping {
@@ -80,14 +81,20 @@ class ServerProcess {
 
   // The next line the server writes to stdout, or nullopt at EOF or after kBound.
   std::optional<std::string> read_line() {
+    return read_until([this]() -> std::optional<std::string> {
+      const auto newline = buffer_.find('\n');
+      if (newline == std::string::npos) return std::nullopt;
+      auto line = buffer_.substr(0, newline);
+      buffer_.erase(0, newline + 1);
+      return line;
+    });
+  }
+  // Reads until `take` returns what it wanted from buffer_, or nullopt at EOF or after kBound.
+  template <typename Take>
+  std::optional<std::string> read_until(Take take) {
     const auto deadline = Clock::now() + kBound;
     for (;;) {
-      const auto newline = buffer_.find('\n');
-      if (newline != std::string::npos) {
-        auto line = buffer_.substr(0, newline);
-        buffer_.erase(0, newline + 1);
-        return line;
-      }
+      if (auto taken = take()) return taken;
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) return std::nullopt;
@@ -302,6 +309,23 @@ TEST_F(StdioServerTest, ChoppedFrameArrivesWhole) {
   }
   EXPECT_TRUE(chopped);
   EXPECT_EQ(test::find_check(records, "pong")["outcome"], Json("met"));
+}
+
+// Regression: a chopped frame was stamped as written before the write of its newline, so a
+// client that parses JSON as a stream (Go's json.Decoder) could answer "before" the ping and
+// its pong was not seen as one. The stamp belongs to the write of the closing brace.
+TEST(StdioWrite, RegressionAChoppedFrameWasStampedAtItsNewline) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const auto chopped = write_all(fds[1], "{\"a\":1}\n", 1);
+  EXPECT_TRUE(chopped.ok);
+  EXPECT_EQ(chopped.writes, 8u);
+  EXPECT_EQ(chopped.stamped_write, 6u);  // the '}', not the newline after it
+  const auto whole = write_all(fds[1], "{}\r\n", 0);
+  EXPECT_EQ(whole.writes, 1u);
+  EXPECT_EQ(whole.stamped_write, 0u);
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 TEST_F(StdioServerTest, UndrainedStderrFloodBlocksTheServerUpToItsBound) {
