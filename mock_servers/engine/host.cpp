@@ -84,7 +84,7 @@ LoadedScript load_script(const std::string& file) {
   return LoadedScript{std::move(resolved), std::move(script)};
 }
 
-Clock::time_point case_deadline_of(const nlohmann::json& resolved) {
+Clock::time_point latest_script_end(const nlohmann::json& resolved) {
   const auto& timeouts = resolved["timeouts"];
   const auto ms = timeouts["startup_ms"].get<double>() + timeouts["case_deadline_ms"].get<double>();
   return Clock::now() +

@@ -52,7 +52,7 @@ LoadedScript load_script(const std::string& file);
 
 // The latest a resolved script can end, from now: its start-up budget and case deadline (the
 // case deadline runs from the client's first contact, at the latest when the budget ends).
-Clock::time_point case_deadline_of(const nlohmann::json& resolved);
+Clock::time_point latest_script_end(const nlohmann::json& resolved);
 
 // On SIGTERM/SIGINT/SIGHUP: records it and ends the channel's input (SIGTERM, which the
 // runner sends once the driver has exited: the client is gone, as at end of input; SIGINT,

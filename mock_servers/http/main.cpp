@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   options.post_always_sse = resolved.contains("http") &&
                             resolved["http"].value("post_responses", std::string("auto")) == "sse";
   options.modern = revision_is_modern(resolved["revision"].get<std::string>());
-  options.deadline = case_deadline_of(resolved);
+  options.deadline = latest_script_end(resolved);
   HttpChannel channel(*transcript, options);
   try {
     channel.start();

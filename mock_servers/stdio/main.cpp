@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   StdioChannel channel(STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO,
                        resolved["line_cap_bytes"].get<std::size_t>());
   const ShutdownWatcher watcher(
-      *transcript, case_deadline_of(resolved) + kStdioWatchdogGrace,
+      *transcript, latest_script_end(resolved) + kStdioWatchdogGrace,
       "still running " + std::to_string(kStdioWatchdogGrace.count()) +
           " s after the case deadline (a write blocked on a client that stopped reading?)",
       channel);

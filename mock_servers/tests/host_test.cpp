@@ -49,11 +49,11 @@ TEST(Host, ScriptFileProblemsNameTheFile) {
 }
 
 // The latest the script can end: its start-up budget, then its case deadline from contact.
-TEST(Host, CaseDeadlineComesFromTheTimeoutTable) {
+TEST(Host, LatestScriptEndComesFromTheTimeoutTable) {
   const auto resolved =
       Json::parse(R"({"timeouts":{"case_deadline_ms":60000,"startup_ms":30000}})");
   const auto before = Clock::now();
-  const auto deadline = case_deadline_of(resolved);
+  const auto deadline = latest_script_end(resolved);
   EXPECT_GE(deadline - before, std::chrono::seconds(90));
   EXPECT_LT(deadline - before, std::chrono::seconds(91));
 }
