@@ -370,7 +370,8 @@ void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& r
       [stream, connection](std::size_t, httplib::DataSink& sink) {
         return stream->provide(sink, connection);
       },
-      [this, stream, on_close = std::move(on_close)](bool success) {
+      [this, stream, connection, on_close = std::move(on_close)](bool success) {
+        if (!success) stream->connection_lost(connection);
         // Ended cleanly but not finished: the server closed the connection only.
         const bool disconnected = success && !stream->ended();
         const std::string reason =
@@ -395,15 +396,20 @@ void HttpChannel::release_exchange_connection(const std::shared_ptr<Exchange>& e
   if (ex->stream->ended()) pending_.remove(ex);
 }
 
-// A session's listening stream (Streamable HTTP's GET stream, legacy SSE's only stream)
-// ended: forget it and tell the script.
+// The connection of a session's listening stream (Streamable HTTP's GET stream, legacy SSE's
+// only stream) ended: forget the stream, unless the server only closed the connection (it
+// waits for the client to reconnect, and may have been resumed already), and tell the script.
 void HttpChannel::release_listening_stream(const std::shared_ptr<SseStream>& stream,
                                            const std::string& session, const std::string& name) {
   Json meta{{"stream", name}, {"session", session}};
   {
     const std::lock_guard lock(mutex_);
     auto& s = sessions_.at(session);
-    if (s.stream == stream) s.stream.reset();
+    if (!stream->ended()) {
+      meta["resumable"] = true;
+    } else if (s.stream == stream) {
+      s.stream.reset();
+    }
     --open_streams_;
     meta["connected"] = sessions_.connected(options_.legacy);
   }

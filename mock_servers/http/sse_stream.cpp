@@ -103,6 +103,15 @@ bool SseStream::provide(httplib::DataSink& sink, std::uint64_t connection) {
   return false;
 }
 
+void SseStream::connection_lost(std::uint64_t connection) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (connection != connection_ || detached_ || resuming_ || done_) return;
+    broken_ = true;
+  }
+  cv_.notify_all();
+}
+
 bool SseStream::disconnect() {
   {
     const std::lock_guard lock(mutex_);
@@ -133,6 +142,18 @@ std::optional<Resumption> SseStream::resume(const std::string& last_event_id) {
   replay_ = std::move(*after);
   resuming_ = true;
   return Resumption{events_.last_event_id(), events_.retry_ms(), *detached_, replay_.size()};
+}
+
+std::optional<Resumption> SseStream::abandon() {
+  std::optional<Resumption> out;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!detached_ || resuming_ || broken_ || stopped_) return std::nullopt;
+    stopped_ = true;
+    out = Resumption{events_.last_event_id(), events_.retry_ms(), *detached_, 0};
+  }
+  cv_.notify_all();
+  return out;
 }
 
 bool SseStream::wrote_event(const std::string& id) const {

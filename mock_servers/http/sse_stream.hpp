@@ -54,6 +54,11 @@ class SseStream {
   // stream finished or the server disconnected it.
   bool provide(httplib::DataSink& sink, std::uint64_t connection);
 
+  // Connection `connection` ended without the stream finishing or the server closing it (the
+  // client went away before the provider noticed): the stream has broken, unless another
+  // connection serves it by now.
+  void connection_lost(std::uint64_t connection);
+
   // Ends the current connection once what is queued now is written, without ending the
   // stream: later chunks wait for resume(). False when the stream has ended or is already
   // disconnected.
@@ -67,6 +72,11 @@ class SseStream {
   // attach() replays what followed it, then what is queued. nullopt when the stream is not
   // disconnected or wrote no event with that id.
   std::optional<Resumption> resume(const std::string& last_event_id);
+  // A GET reconnects the disconnected stream without resuming it (no Last-Event-ID, or one
+  // that names none of its events): the stream ends, as a fresh one replaces it. Returns its
+  // last event ID, last `retry:` and when its connection ended (nothing is replayed); nullopt
+  // when the stream is not disconnected (or a resumption of it is under way).
+  std::optional<Resumption> abandon();
   // Whether the stream wrote an event whose `id:` field was `id`.
   bool wrote_event(const std::string& id) const;
   // The last event ID and `retry:` the stream has written so far.
