@@ -361,7 +361,7 @@ bool HttpChannel::admit_stream(const httplib::Request& req, httplib::Response& r
 
 void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& res,
                                const std::shared_ptr<SseStream>& stream,
-                               std::function<void()> on_close) {
+                               std::function<void(bool)> on_close) {
   const auto connection = stream->attach(connection_fd(port_, req.remote_port));
   transcript_.host_record("sse", {{"stream", stream->name()}, {"what", "open"}},
                           stream->name() + " stream open");
@@ -370,8 +370,7 @@ void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& r
       [stream, connection](std::size_t, httplib::DataSink& sink) {
         return stream->provide(sink, connection);
       },
-      [this, stream, connection, on_close = std::move(on_close)](bool success) {
-        if (!success) stream->connection_lost(connection);
+      [this, stream, on_close = std::move(on_close)](bool success) {
         // Ended cleanly but not finished: the server closed the connection only.
         const bool disconnected = success && !stream->ended();
         const std::string reason =
@@ -385,7 +384,7 @@ void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& r
                                     (disconnected ? " (connection only: resumable)"
                                      : success    ? ""
                                                   : " (client gone or stopping)"));
-        on_close();
+        on_close(disconnected);
       });
 }
 
@@ -397,15 +396,17 @@ void HttpChannel::release_exchange_connection(const std::shared_ptr<Exchange>& e
 }
 
 // The connection of a session's listening stream (Streamable HTTP's GET stream, legacy SSE's
-// only stream) ended: forget the stream, unless the server only closed the connection (it
-// waits for the client to reconnect, and may have been resumed already), and tell the script.
+// only stream) ended: forget the stream, unless the server only closed the connection
+// (`disconnected`: it waits for the client to reconnect, and may have been resumed already),
+// and tell the script.
 void HttpChannel::release_listening_stream(const std::shared_ptr<SseStream>& stream,
-                                           const std::string& session, const std::string& name) {
+                                           const std::string& session, const std::string& name,
+                                           bool disconnected) {
   Json meta{{"stream", name}, {"session", session}};
   {
     const std::lock_guard lock(mutex_);
     auto& s = sessions_.at(session);
-    if (!stream->ended()) {
+    if (disconnected) {
       meta["resumable"] = true;
     } else if (s.stream == stream) {
       s.stream.reset();

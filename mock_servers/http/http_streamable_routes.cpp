@@ -194,7 +194,7 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   }
   auto stream = ex->stream;
   lock.unlock();
-  serve_stream(req, res, stream, [this, ex] { release_exchange_connection(ex); });
+  serve_stream(req, res, stream, [this, ex](bool) { release_exchange_connection(ex); });
 }
 
 bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& res,
@@ -246,10 +246,11 @@ bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& 
       {{"stream", name}, {"replayed_bytes", resumed->replayed_bytes}});
   push_event("stream-resumed", std::move(meta));
   if (ex) {
-    serve_stream(req, res, stream, [this, ex] { release_exchange_connection(ex); });
+    serve_stream(req, res, stream, [this, ex](bool) { release_exchange_connection(ex); });
   } else {
-    serve_stream(req, res, stream,
-                 [this, stream, session] { release_listening_stream(stream, session, "get"); });
+    serve_stream(req, res, stream, [this, stream, session](bool disconnected) {
+      release_listening_stream(stream, session, "get", disconnected);
+    });
   }
   return true;
 }
@@ -313,8 +314,9 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
   meta["stream"] = "get";
   meta["connected"] = true;
   push_event("get-stream-opened", std::move(meta));
-  serve_stream(req, res, stream,
-               [this, stream, session] { release_listening_stream(stream, session, "get"); });
+  serve_stream(req, res, stream, [this, stream, session](bool disconnected) {
+    release_listening_stream(stream, session, "get", disconnected);
+  });
 }
 
 void HttpChannel::handle_delete(const httplib::Request& req, httplib::Response& res) {

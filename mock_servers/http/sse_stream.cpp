@@ -86,6 +86,8 @@ bool SseStream::provide(httplib::DataSink& sink, std::uint64_t connection) {
     // The connection ends here, the stream does not: what comes next waits for a resume.
     close_after_.reset();
     detached_ = Clock::now();
+    last_detach_ = *detached_;
+    ++detaches_;
     cv_.notify_all();
     lock.unlock();
     sink.done();
@@ -103,20 +105,12 @@ bool SseStream::provide(httplib::DataSink& sink, std::uint64_t connection) {
   return false;
 }
 
-void SseStream::connection_lost(std::uint64_t connection) {
-  {
-    const std::lock_guard lock(mutex_);
-    if (connection != connection_ || detached_ || resuming_ || done_) return;
-    broken_ = true;
-  }
-  cv_.notify_all();
-}
-
 bool SseStream::disconnect() {
   {
     const std::lock_guard lock(mutex_);
     if (done_ || broken_ || stopped_ || finish_ || detached_ || close_after_) return false;
     close_after_ = pushed_;
+    awaited_detaches_ = detaches_ + 1;
   }
   cv_.notify_all();
   return true;
@@ -124,9 +118,12 @@ bool SseStream::disconnect() {
 
 std::optional<Clock::time_point> SseStream::wait_disconnected(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  cv_.wait_until(lock, deadline, [&] { return detached_ || broken_ || stopped_; });
-  if (broken_ || stopped_) return std::nullopt;
-  return detached_;
+  // Counted, not read off detached_: a client that reconnects at once may have resumed the
+  // stream (attach() clears detached_) or replaced it (abandon() stops it) by now.
+  const auto done = [&] { return detaches_ >= awaited_detaches_; };
+  cv_.wait_until(lock, deadline, [&] { return done() || broken_ || stopped_; });
+  if (!done()) return std::nullopt;
+  return last_detach_;
 }
 
 bool SseStream::disconnected() const {

@@ -54,11 +54,6 @@ class SseStream {
   // stream finished or the server disconnected it.
   bool provide(httplib::DataSink& sink, std::uint64_t connection);
 
-  // Connection `connection` ended without the stream finishing or the server closing it (the
-  // client went away before the provider noticed): the stream has broken, unless another
-  // connection serves it by now.
-  void connection_lost(std::uint64_t connection);
-
   // Ends the current connection once what is queued now is written, without ending the
   // stream: later chunks wait for resume(). False when the stream has ended or is already
   // disconnected.
@@ -111,6 +106,9 @@ class SseStream {
   std::uint64_t connection_ = 0;               // the current connection's number
   std::optional<std::uint64_t> close_after_;   // disconnect(): the last chunk it still writes
   std::optional<Clock::time_point> detached_;  // when the server ended the last connection
+  Clock::time_point last_detach_{};            // the same, kept once a connection serves it
+  std::uint64_t detaches_ = 0;                 // connections the server ended so far
+  std::uint64_t awaited_detaches_ = 0;         // disconnect(): the count wait_disconnected awaits
   bool resuming_ = false;                      // resume() granted, attach() not yet called
   std::string replay_;                         // written first by the next connection
   WrittenEvents events_;                       // every byte written, read as a client would
