@@ -101,6 +101,32 @@ Json load_document(const fs::path& file) {
   return doc;
 }
 
+// The suffix of the error envelope that takes JSON-RPC's "id": null (docs/verdicts.md,
+// "Schema validation": "If there was an error in detecting the id in the Request object (e.g.
+// Parse error/Invalid Request), it MUST be Null"), a definition of the suite's own.
+constexpr const char* kNullIdError = "WithNullId";
+
+// The error envelope `error` with its id required and null: the schema's RequestId is a
+// string or an integer, and before 2025-11-25 the envelope requires it, so the schema has no
+// form for an error whose request's id could not be read.
+Json null_id_error(Json error) {
+  error["properties"]["id"] = Json{{"type", "null"}};
+  auto& required = error["required"];
+  if (!required.is_array()) required = Json::array();
+  if (std::find(required.begin(), required.end(), Json("id")) == required.end())
+    required.push_back("id");
+  return error;
+}
+
+// An error response whose code says the request could not be read: JSON-RPC's "Parse error"
+// (-32700) or "Invalid Request" (-32600).
+bool unreadable_request_code(const Json& message) {
+  const auto error = message.find("error");
+  if (error == message.end() || !error->is_object()) return false;
+  const auto code = error->find("code");
+  return code != error->end() && (*code == Json(-32700) || *code == Json(-32600));
+}
+
 // "<root>", "[params]", "[clientInfo]" -> "/params/clientInfo".
 std::string pointer_of(const std::vector<std::string>& context) {
   std::string pointer;
@@ -121,6 +147,9 @@ struct SchemaSet::Impl {
     std::set<std::string> definitions;                 // their names
     std::map<std::string, std::string> by_method;      // method const -> definition
     std::string request, notification, result, error;  // the JSON-RPC envelopes
+    // The error envelope with JSON-RPC's "id": null for a request whose id could not be read
+    // (kNullIdError, built from `error`).
+    std::string error_null_id;
   };
   fs::path dir;
   std::vector<Revision> revisions;
@@ -175,7 +204,7 @@ SchemaSet::SchemaSet(const fs::path& dir) : impl_(std::make_unique<Impl>()) {
   for (const auto& revision : known_revisions()) {
     const fs::path file = dir / revision / "schema.json";
     if (!fs::exists(file)) continue;
-    Impl::Revision r{revision, load_document(file), {}, {}, {}, {}, {}, {}};
+    Impl::Revision r{revision, load_document(file), {}, {}, {}, {}, {}, {}, {}};
     const auto& definitions = r.document["definitions"];
     for (const auto& [name, definition] : definitions.items()) {
       r.definitions.insert(name);
@@ -201,6 +230,10 @@ SchemaSet::SchemaSet(const fs::path& dir) : impl_(std::make_unique<Impl>()) {
     r.notification = pick({"JSONRPCNotification"});
     r.result = pick({"JSONRPCResultResponse", "JSONRPCResponse"});
     r.error = pick({"JSONRPCErrorResponse", "JSONRPCError"});
+    r.error_null_id = r.error + kNullIdError;
+    auto null_id = null_id_error(definitions[r.error]);
+    r.document["definitions"][r.error_null_id] = std::move(null_id);
+    r.definitions.insert(r.error_null_id);
     impl_->revisions.push_back(std::move(r));
   }
   if (impl_->revisions.empty())
@@ -210,7 +243,8 @@ SchemaSet::SchemaSet(const fs::path& dir) : impl_(std::make_unique<Impl>()) {
   // The envelopes serve every message: compiled now, so a schema the validator cannot read
   // stops the run before any case.
   for (const auto& r : impl_->revisions) {
-    for (const auto* envelope : {&r.request, &r.notification, &r.result, &r.error})
+    for (const auto* envelope :
+         {&r.request, &r.notification, &r.result, &r.error, &r.error_null_id})
       impl_->schema(r, *envelope);
   }
 }
@@ -228,7 +262,8 @@ std::vector<std::string> SchemaSet::revisions() const {
 bool SchemaSet::has(std::string_view revision) const { return impl_->find(revision) != nullptr; }
 
 MessageValidation SchemaSet::validate(const Json& message, std::string_view revision,
-                                      const std::optional<std::string>& answers) const {
+                                      const std::optional<std::string>& answers,
+                                      bool id_unreadable) const {
   const auto* r = impl_->find(revision);
   if (!r) throw std::logic_error("no schema for revision " + std::string(revision));
   MessageValidation out;
@@ -238,7 +273,12 @@ MessageValidation SchemaSet::validate(const Json& message, std::string_view revi
     if (const auto it = r->by_method.find(method); it != r->by_method.end())
       out.definitions.push_back(it->second);
   } else if (message.is_object() && message.contains("error")) {
-    out.definitions.push_back(r->error);
+    // JSON-RPC's null id, where the request's id could not be read: the server wrote one
+    // that is no RequestId, or the code says the request was unreadable.
+    const bool null_id = message.contains("id") && message["id"].is_null();
+    out.definitions.push_back(null_id && (id_unreadable || unreadable_request_code(message))
+                                  ? r->error_null_id
+                                  : r->error);
   } else {
     out.definitions.push_back(r->result);
     const auto request = answers ? r->by_method.find(*answers) : r->by_method.end();
@@ -293,11 +333,15 @@ std::optional<CheckRecord> schema_check(const TranscriptRecords& transcript,
   std::size_t messages = 0, invalid = 0;
   std::vector<std::string> named_errors;
   std::optional<double> first_invalid_at;
+  bool unreadable_id_sent = false;  // the server wrote a message whose id is no RequestId
   for (const auto& record : transcript.records) {
     if (record.value("kind", "") != "frame" || !record.contains("json")) continue;
     const Json& message = record["json"];
     if (record.value("dir", "") == "s2c") {
       if (is_request(message)) requests[safe_dump(message["id"])] = method_of(message);
+      if (message.is_object() && message.contains("id") && !message["id"].is_string() &&
+          !message["id"].is_number_integer())
+        unreadable_id_sent = true;
       continue;
     }
     if (record.value("dir", "") != "c2s") continue;
@@ -307,7 +351,7 @@ std::optional<CheckRecord> schema_check(const TranscriptRecords& transcript,
       if (const auto it = requests.find(safe_dump(message["id"])); it != requests.end())
         answers = it->second;
     }
-    const auto validation = schemas.validate(message, revision, answers);
+    const auto validation = schemas.validate(message, revision, answers, unreadable_id_sent);
     if (!validation.error) continue;
     ++invalid;
     if (!first_invalid_at) first_invalid_at = record.value("t", 0.0);

@@ -4,7 +4,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <thread>
+
+#include "core/scenario.hpp"
+#include "engine/default_server.hpp"
 
 namespace mcpping {
 namespace {
@@ -302,6 +306,159 @@ TEST(SpecificationSchemas, EveryRevisionCompilesAndJudgesInitialize) {
   // 2026-07-28 has no initialize and no ping: an unknown method, the envelope alone.
   EXPECT_EQ(schemas.validate(kInitialize, "2026-07-28").definitions,
             (std::vector<std::string>{"JSONRPCRequest"}));
+}
+
+// Regression: a client's {"id": null, "error": ...} to a request whose id it could not read
+// failed wire:schema-valid at every revision, as no RequestId. JSON-RPC, which every MCP
+// message "MUST follow", says that id "MUST be Null"; the schema has no form for the case
+// before 2025-11-25 and offers an absent id from then on (docs/verdicts.md, "Schema
+// validation"). A null id stays invalid on a success, and on an error to a readable request.
+TEST(SpecificationSchemas, RegressionANullIdErrorForAnUnreadableRequestFailedSchemaValid) {
+  const fs::path dir = MCP_PING_TEST_SCHEMAS;
+  if (dir.empty() || !fs::is_directory(dir)) GTEST_SKIP() << "no spec schemas at " << dir;
+  const SchemaSet schemas(dir);
+  const auto invalid_request = Json::parse(
+      R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}})");
+  const auto internal_error = Json::parse(
+      R"({"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}})");
+  const auto null_id_success = Json::parse(R"({"jsonrpc":"2.0","id":null,"result":{}})");
+  const auto readable_ping = Json::parse(R"({"jsonrpc":"2.0","id":7,"method":"ping"})");
+  const auto object_id_ping = Json::parse(R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})");
+  for (const auto& revision : schemas.revisions()) {
+    // The code says the request could not be read: JSON-RPC's form.
+    const auto by_code = schemas.validate(invalid_request, revision);
+    EXPECT_FALSE(by_code.error) << revision << ": " << *by_code.error;
+    EXPECT_EQ(by_code.definitions.size(), 1u);
+    EXPECT_NE(by_code.definitions.front().find("WithNullId"), std::string::npos);
+    // Another code: valid once the server wrote an id that is no RequestId.
+    EXPECT_TRUE(schemas.validate(internal_error, revision).error) << revision;
+    EXPECT_FALSE(schemas.validate(internal_error, revision, std::nullopt, true).error) << revision;
+    EXPECT_TRUE(schemas.validate(null_id_success, revision, "ping", true).error) << revision;
+
+    TranscriptRecords transcript;
+    transcript.records = {frame("s2c", 1.0, object_id_ping), frame("c2s", 2.0, internal_error)};
+    auto record = schema_check(transcript, revision, schemas);
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->outcome, Outcome::Met) << revision << ": " << record->actual;
+    transcript.records = {frame("s2c", 1.0, readable_ping), frame("c2s", 2.0, internal_error)};
+    record = schema_check(transcript, revision, schemas);
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->outcome, Outcome::Broken) << revision;
+  }
+}
+
+// The requests the mock server's default server answers, at `revision`: every method it
+// serves, with the params a client sends (the capabilities declare every feature, so every
+// listing gets its result rather than -32601).
+std::vector<Json> requests_the_mock_answers(const std::string& revision) {
+  const bool modern = revision_is_modern(revision);
+  Json meta = Json::object();
+  if (modern) {
+    meta = {{"io.modelcontextprotocol/protocolVersion", revision},
+            {"io.modelcontextprotocol/clientCapabilities", Json::object()},
+            {"io.modelcontextprotocol/clientInfo", {{"name", "c"}, {"version", "1"}}}};
+  }
+  const auto request = [&](const std::string& method, Json params) {
+    if (modern) params["_meta"] = meta;
+    return Json{{"jsonrpc", "2.0"}, {"id", method}, {"method", method}, {"params", params}};
+  };
+  std::vector<Json> out = {
+      request("initialize", {{"protocolVersion", revision},
+                             {"capabilities", Json::object()},
+                             {"clientInfo", {{"name", "c"}, {"version", "1"}}}}),
+      request("server/discover", Json::object()),
+      request("ping", Json::object()),
+      request("tools/list", Json::object()),
+      request("tools/call", {{"name", "echo"}, {"arguments", {{"text", "nonce"}}}}),
+      request("resources/list", Json::object()),
+      request("resources/templates/list", Json::object()),
+      request("prompts/list", Json::object()),
+      request("completion/complete", {{"ref", {{"type", "ref/prompt"}, {"name", "p"}}},
+                                      {"argument", {{"name", "a"}, {"value", "v"}}}}),
+      request("logging/setLevel", {{"level", "info"}})};
+  return out;
+}
+
+// A fixture's scripted results ("respond" with a "result") with the method of the request
+// they answer (the "expect" that captured it), and the revisions the case runs at.
+struct ScriptedResults {
+  std::vector<std::pair<std::string, Json>> results;
+  std::vector<std::string> revisions;
+};
+
+ScriptedResults scripted_results(const fs::path& file) {
+  std::ifstream in(file);
+  const auto fixture = Json::parse(in);
+  const auto range = fixture.value("revisions", Json::object());
+  const auto from = revision_index(range.value("from", "2024-11-05"));
+  const auto until = revision_index(range.value("until", "2025-11-25"));
+  ScriptedResults out;
+  for (const auto& revision : known_revisions()) {
+    const auto at = revision_index(revision);
+    if (from && until && at && *at >= *from && *at <= *until) out.revisions.push_back(revision);
+  }
+  std::map<std::string, std::string> captured;  // capture name -> method
+  for (const auto& step : fixture["script"]) {
+    if (step.contains("expect") && step.contains("as") && step["expect"].contains("method") &&
+        step["expect"]["method"].is_string())
+      captured[step["as"]] = step["expect"]["method"];
+    if (step.contains("respond") && step.contains("result"))
+      out.results.emplace_back(captured[step["respond"].get<std::string>()], step["result"]);
+  }
+  return out;
+}
+
+// Regression: at 2026-07-28 the mock server's server/discover and listing results lacked the
+// "ttlMs" and "cacheScope" the schema requires of a CacheableResult, so a client that
+// validates results (the Python SDK does) failed them through the mock's own defect. Every
+// result the mock server sends, default or scripted, validates against the schema of the
+// revision it is sent at.
+TEST(SpecificationSchemas, RegressionModernResultsLackedTtlMsAndCacheScope) {
+  const fs::path dir = MCP_PING_TEST_SCHEMAS;
+  if (dir.empty() || !fs::is_directory(dir)) GTEST_SKIP() << "no spec schemas at " << dir;
+  const SchemaSet schemas(dir);
+  std::ifstream in(fs::path(MCP_PING_FIXTURES) / "defaults.json");
+  const auto defaults = Json::parse(in);
+  for (const auto& revision : schemas.revisions()) {
+    ServerDefaults d;
+    d.server_info = defaults["server_info"];
+    d.tools = defaults["tools"];
+    d.capabilities = {{"tools", Json::object()},
+                      {"resources", Json::object()},
+                      {"prompts", Json::object()},
+                      {"completions", Json::object()},
+                      {"logging", Json::object()}};
+    d.revision = revision;
+    d.transport = "stdio";
+    const auto era = revision_is_modern(revision) ? Era::Modern : Era::Legacy;
+    std::size_t results = 0;
+    for (const auto& request : requests_the_mock_answers(revision)) {
+      const std::string method = request["method"];
+      const auto answer = default_answer(request, d, era);
+      ASSERT_TRUE(answer) << revision << " " << method;
+      if (answer->contains("result")) ++results;
+      const auto validation = schemas.validate(*answer, revision, method);
+      EXPECT_FALSE(validation.error)
+          << revision << " " << method << ": " << *validation.error << "\n"
+          << answer->dump();
+    }
+    EXPECT_GE(results, 8u) << revision;
+  }
+  // The scripted results, at every revision their case runs.
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(MCP_PING_FIXTURES) / "scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    const auto scripted = scripted_results(entry.path());
+    for (const auto& [method, result] : scripted.results) {
+      const auto answer = Json{{"jsonrpc", "2.0"}, {"id", 1}, {"result", result}};
+      for (const auto& revision : scripted.revisions) {
+        if (!schemas.has(revision)) continue;
+        const auto validation = schemas.validate(answer, revision, method);
+        EXPECT_FALSE(validation.error)
+            << entry.path() << " at " << revision << ": " << *validation.error;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -133,8 +133,9 @@ class Channel {
   // Arms `fault` for the next matching client POST. False when the transport has no POSTs
   // (the loader keeps such steps out of stdio scripts).
   virtual bool arm_post_fault(const PostFault& /*fault*/) { return false; }
-  // Closes the connection of the stream on `route` ("post:<id>") once what is queued on it
-  // is written, without ending the stream, and waits for that; the client may resume it.
+  // Closes the connection of the stream on `route` ("post:<id>", or "get": the listening
+  // stream) once what is queued on it is written, without ending the stream, and waits for
+  // that; the client may resume it.
   virtual DisconnectResult disconnect(const std::string& /*route*/) {
     return {false, "this transport has no streams to resume", {}, {}};
   }

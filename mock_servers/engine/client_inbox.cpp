@@ -214,8 +214,14 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
         if (in.text == "post-refused" && in.meta.is_object())
           refused_responses.push_back(ClientMessage{in.meta.value("message", Json()), in.at,
                                                     client_requests, in.meta, in.text});
-        if (in.text == "stream-resumed" && in.meta.is_object())
+        if (in.text == "stream-resumed" && in.meta.is_object()) {
           resumed.insert_or_assign(in.meta.value("stream", ""),
+                                   ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
+          if (in.meta.value("stream", "") == "get") get_stream_open = true;
+        }
+        // A GET that replaced the disconnected listening stream with a fresh one.
+        if (in.text == "get-stream-opened" && in.meta.is_object() && in.meta.contains("reconnects"))
+          resumed.insert_or_assign(in.meta.value("reconnects", ""),
                                    ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
         if (in.meta.is_object() && in.meta.contains("connected"))
           client_gone = !in.meta["connected"].get<bool>();

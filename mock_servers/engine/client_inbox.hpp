@@ -89,7 +89,9 @@ class ClientInbox {
   // stdio: the armed hold happened (bytes of the message it stopped in), until a step takes it.
   std::optional<std::size_t> held_input_bytes;
   // Streamable HTTP: the streams the client resumed (a GET with Last-Event-ID), by name
-  // ("post:<id>"), each with the facts of its latest resumption (the event's meta).
+  // ("post:<id>", "get"), each with the facts of its latest resumption (the event's meta);
+  // "get" also when a GET reconnected the disconnected listening stream without resuming it
+  // (a `get-stream-opened` event with `reconnects`).
   std::map<std::string, ClientMessage> resumed;
   bool client_gone = false;  // HTTP: no session or stream left
   // The protocol version the handshake negotiated, once it did. At 2025-03-26 a line may be a

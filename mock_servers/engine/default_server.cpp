@@ -84,7 +84,7 @@ std::optional<Json> default_answer(const Json& message, const ServerDefaults& d,
     if (name == "ping" || name == "initialize") return make_error(*id, -32601, "Method not found");
     auto answer = default_answer(message, d, Era::Legacy);
     if (answer && answer->contains("result"))
-      (*answer)["result"] = modern_result(std::move((*answer)["result"]), d);
+      (*answer)["result"] = modern_result(std::move((*answer)["result"]), d, name);
     return answer;
   }
   if (name == "ping") return make_result(*id, Json::object());

@@ -1,6 +1,7 @@
 #include "engine/modern.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "core/scenario.hpp"
 #include "core/text.hpp"
@@ -29,12 +30,27 @@ std::vector<std::string> supported_modern_revisions() {
 Json discover_result(const ServerDefaults& defaults) {
   return modern_result(Json{{"supportedVersions", supported_modern_revisions()},
                             {"capabilities", defaults.capabilities}},
-                       defaults);
+                       defaults, "server/discover");
 }
 
-Json modern_result(Json result, const ServerDefaults& defaults) {
+bool cacheable_result(const std::string& method) {
+  // The 2026-07-28 schema's results that require "cacheScope" and "ttlMs" (CacheableResult):
+  // DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult,
+  // ListResourceTemplatesResult, ReadResourceResult.
+  static const std::set<std::string> methods = {"server/discover", "tools/list",
+                                                "prompts/list",    "resources/list",
+                                                "resources/read",  "resources/templates/list"};
+  return methods.count(method) > 0;
+}
+
+Json modern_result(Json result, const ServerDefaults& defaults, const std::string& method) {
   result["resultType"] = "complete";
   result["_meta"][kMetaServerInfo] = defaults.server_info;
+  if (cacheable_result(method)) {
+    // The mock's answers are re-fetched whenever needed, and shared with nobody.
+    result["ttlMs"] = 0;
+    result["cacheScope"] = "private";
+  }
   return result;
 }
 

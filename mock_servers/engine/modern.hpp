@@ -27,8 +27,14 @@ std::vector<std::string> supported_modern_revisions();
 Json discover_result(const ServerDefaults& defaults);
 
 // `result` as a modern server returns it: "resultType": "complete" (the 2026-07-28 Result
-// requires it) and the server's identity in _meta ("Servers SHOULD include" it).
-Json modern_result(Json result, const ServerDefaults& defaults);
+// requires it) and the server's identity in _meta ("Servers SHOULD include" it). The result
+// of `method` when it is a CacheableResult (cacheable_result()) also carries the caching
+// hints that schema requires: "ttlMs": 0 (immediately stale) and "cacheScope": "private".
+Json modern_result(Json result, const ServerDefaults& defaults, const std::string& method = {});
+
+// Whether the 2026-07-28 result of `method` is a CacheableResult (requires ttlMs and
+// cacheScope): server/discover, the listings and resources/read.
+bool cacheable_result(const std::string& method);
 
 // The protocol version a request's _meta names, when it names one as a string.
 std::optional<std::string> meta_protocol_version(const Json& request);

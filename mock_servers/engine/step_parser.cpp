@@ -127,11 +127,13 @@ std::string StepParser::route() const {
   return post_route(on, pointer("on"));
 }
 
-std::string StepParser::post_route_arg() const {
+std::string StepParser::post_route_arg(bool get_too) const {
   auto on = reader().nonempty_string(arg(), arg_pointer_);
+  if (get_too && on == "get") return on;
   if (on.rfind("post:", 0) != 0)
-    fail(arg_pointer_,
-         "must be \"post:NAME\", the stream of the POST of the request captured as NAME");
+    fail(arg_pointer_, std::string("must be ") +
+                           (get_too ? "\"get\" (the GET listening stream) or " : "") +
+                           "\"post:NAME\", the stream of the POST of the request captured as NAME");
   return post_route(on, arg_pointer_);
 }
 

@@ -89,8 +89,9 @@ class StepParser {
 
   // "on": "" (the host's default), "get" or "post:NAME" of a captured request.
   std::string route() const;
-  // The action's value as "post:NAME" of a captured request.
-  std::string post_route_arg() const;
+  // The action's value as "post:NAME" of a captured request, or also "get" (the GET
+  // listening stream) with `get_too`.
+  std::string post_route_arg(bool get_too = false) const;
   // "sse": the framing of each server-sent event.
   SseFraming sse() const;
   // A count under `key` of at least `min`, or `fallback` when absent.

@@ -48,7 +48,7 @@ const std::vector<StepKind>& step_kinds() {
       {"fail_next_post", {"with", "label"}, T::HttpOnly, steps::parse_fail_next_post},
       {"expect_post", {"http", "preferred", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
       {"disconnect", {}, T::StreamableHttpOnly, steps::parse_disconnect},
-      {"await_resume", {"within", "check", "retry_check"}, T::StreamableHttpOnly, steps::parse_await_resume},
+      {"await_resume", {"within", "check", "retry_check", "last_event_id_check"}, T::StreamableHttpOnly, steps::parse_await_resume},
   };
   // clang-format on
   return kinds;

@@ -361,7 +361,7 @@ bool HttpChannel::admit_stream(const httplib::Request& req, httplib::Response& r
 
 void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& res,
                                const std::shared_ptr<SseStream>& stream,
-                               std::function<void()> on_close) {
+                               std::function<void(bool)> on_close) {
   const auto connection = stream->attach(connection_fd(port_, req.remote_port));
   transcript_.host_record("sse", {{"stream", stream->name()}, {"what", "open"}},
                           stream->name() + " stream open");
@@ -384,7 +384,7 @@ void HttpChannel::serve_stream(const httplib::Request& req, httplib::Response& r
                                     (disconnected ? " (connection only: resumable)"
                                      : success    ? ""
                                                   : " (client gone or stopping)"));
-        on_close();
+        on_close(disconnected);
       });
 }
 
@@ -395,15 +395,22 @@ void HttpChannel::release_exchange_connection(const std::shared_ptr<Exchange>& e
   if (ex->stream->ended()) pending_.remove(ex);
 }
 
-// A session's listening stream (Streamable HTTP's GET stream, legacy SSE's only stream)
-// ended: forget it and tell the script.
+// The connection of a session's listening stream (Streamable HTTP's GET stream, legacy SSE's
+// only stream) ended: forget the stream, unless the server only closed the connection
+// (`disconnected`: it waits for the client to reconnect, and may have been resumed already),
+// and tell the script.
 void HttpChannel::release_listening_stream(const std::shared_ptr<SseStream>& stream,
-                                           const std::string& session, const std::string& name) {
+                                           const std::string& session, const std::string& name,
+                                           bool disconnected) {
   Json meta{{"stream", name}, {"session", session}};
   {
     const std::lock_guard lock(mutex_);
     auto& s = sessions_.at(session);
-    if (s.stream == stream) s.stream.reset();
+    if (disconnected) {
+      meta["resumable"] = true;
+    } else if (s.stream == stream) {
+      s.stream.reset();
+    }
     --open_streams_;
     meta["connected"] = sessions_.connected(options_.legacy);
   }

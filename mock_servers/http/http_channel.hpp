@@ -110,7 +110,8 @@ class HttpChannel : public Channel {
   void handle_other(const httplib::Request& req, httplib::Response& res);
 
   void release_listening_stream(const std::shared_ptr<SseStream>& stream,
-                                const std::string& session, const std::string& name);
+                                const std::string& session, const std::string& name,
+                                bool disconnected);
   // Reads the body up to the cap; nullopt when it is larger.
   std::optional<std::string> read_body(const httplib::Request& req,
                                        const httplib::ContentReader& reader);
@@ -156,7 +157,8 @@ class HttpChannel : public Channel {
   // Serves `stream` on this request's connection; `on_close` runs when the connection ends
   // (the stream may live on, disconnected, for the client to resume).
   void serve_stream(const httplib::Request& req, httplib::Response& res,
-                    const std::shared_ptr<SseStream>& stream, std::function<void()> on_close);
+                    const std::shared_ptr<SseStream>& stream,
+                    std::function<void(bool disconnected)> on_close);
   // The end of a connection serving a POST's stream: the exchange stays while its stream has
   // not ended (the server disconnected it, for the client to resume).
   void release_exchange_connection(const std::shared_ptr<Exchange>& ex);

@@ -26,8 +26,9 @@ void HttpChannel::handle_legacy_get(const httplib::Request& req, httplib::Respon
                            {"data", "/message?sessionId=" + session}},
                           "endpoint event: /message?sessionId=" + session);
   push_event("get-stream-opened", {{"stream", "sse"}, {"session", session}, {"connected", true}});
-  serve_stream(req, res, stream,
-               [this, stream, session] { release_listening_stream(stream, session, "sse"); });
+  serve_stream(req, res, stream, [this, stream, session](bool disconnected) {
+    release_listening_stream(stream, session, "sse", disconnected);
+  });
 }
 
 void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Response& res,

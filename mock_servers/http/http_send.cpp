@@ -226,21 +226,29 @@ DisconnectResult HttpChannel::disconnect(const std::string& route) {
     result.error = "legacy HTTP+SSE has no resumable streams";
     return result;
   }
-  if (route.rfind("post:", 0) != 0) {
-    result.error = "only the stream of a POST can be disconnected";
+  if (route != "get" && route.rfind("post:", 0) != 0) {
+    result.error = "only the stream of a POST or the GET listening stream can be disconnected";
     return result;
   }
   std::shared_ptr<SseStream> stream;
   {
     const std::lock_guard lock(mutex_);
-    const auto ex = unanswered_locked(route.substr(5));
-    if (!ex) {
-      result.error = "the POST of request " + route.substr(5) + " has no open stream";
-      return result;
+    if (route == "get") {
+      stream = sessions_.latest_get_stream();
+      if (!stream) {
+        result.error = "the client has no GET stream open";
+        return result;
+      }
+    } else {
+      const auto ex = unanswered_locked(route.substr(5));
+      if (!ex) {
+        result.error = "the POST of request " + route.substr(5) + " has no open stream";
+        return result;
+      }
+      // Nothing sent on it yet: its answer becomes a stream that ends at once, still open.
+      if (ex->mode == Exchange::Mode::Undecided) decide_sse_locked(*ex);
+      stream = ex->stream;
     }
-    // Nothing sent on it yet: its answer becomes a stream that ends at once, still open.
-    if (ex->mode == Exchange::Mode::Undecided) decide_sse_locked(*ex);
-    stream = ex->stream;
     if (!stream->disconnect()) {
       result.error = "the " + stream->name() + " stream is disconnected already, or ending";
       return result;

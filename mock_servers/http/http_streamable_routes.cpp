@@ -194,13 +194,14 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   }
   auto stream = ex->stream;
   lock.unlock();
-  serve_stream(req, res, stream, [this, ex] { release_exchange_connection(ex); });
+  serve_stream(req, res, stream, [this, ex](bool) { release_exchange_connection(ex); });
 }
 
 bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& res,
                                 const std::string& session) {
   const auto last_event_id = req.get_header_value("Last-Event-ID");
   std::shared_ptr<Exchange> ex;
+  std::shared_ptr<SseStream> stream;
   {
     const std::lock_guard lock(mutex_);
     // Event ids are unique within a session ("globally unique across all streams within
@@ -210,16 +211,24 @@ bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& 
           e->stream->wrote_event(last_event_id))
         ex = e;
     }
+    // "This mechanism applies regardless of how the original stream was initiated (via POST
+    // or GET)": the listening stream the server disconnected resumes the same way.
+    const auto& listening = sessions_.at(session).stream;
+    if (ex) {
+      stream = ex->stream;
+    } else if (listening && listening->disconnected() && listening->wrote_event(last_event_id)) {
+      stream = listening;
+    }
   }
-  if (!ex) return false;
+  if (!stream) return false;
   if (!admit_stream(req, res, session)) return true;
-  const auto resumed = ex->stream->resume(last_event_id);
+  const auto resumed = stream->resume(last_event_id);
   if (!resumed) {  // another GET resumed it first
     const std::lock_guard lock(mutex_);
     --open_streams_;
     return false;
   }
-  const auto& name = ex->stream->name();
+  const auto& name = stream->name();
   Json meta{
       {"stream", name},
       {"session", session},
@@ -236,7 +245,13 @@ bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& 
                                    : ": nothing to replay"),
       {{"stream", name}, {"replayed_bytes", resumed->replayed_bytes}});
   push_event("stream-resumed", std::move(meta));
-  serve_stream(req, res, ex->stream, [this, ex] { release_exchange_connection(ex); });
+  if (ex) {
+    serve_stream(req, res, stream, [this, ex](bool) { release_exchange_connection(ex); });
+  } else {
+    serve_stream(req, res, stream, [this, stream, session](bool disconnected) {
+      release_listening_stream(stream, session, "get", disconnected);
+    });
+  }
   return true;
 }
 
@@ -265,11 +280,23 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
         meta["disconnected"].push_back(ex->stream->name());
     auto& s = sessions_.at(session);
     if (s.stream && !s.stream->ended()) {
-      res.status = 409;
-      record_http(req, 409, session, {{"note", "a GET stream is already open for this session"}});
-      meta["status"] = 409;
-      push_event("get-stream-refused", std::move(meta));
-      return;
+      // The listening stream the server disconnected, reconnected without resuming it: a
+      // fresh stream replaces it, as a lenient server serves a client that starts afresh.
+      if (const auto old = s.stream->abandon()) {
+        meta["disconnected"].push_back(s.stream->name());
+        meta["reconnects"] = s.stream->name();
+        meta["waited_ms"] =
+            std::chrono::duration<double, std::milli>(Clock::now() - old->disconnected_at).count();
+        if (old->stream_last_event_id) meta["stream_last_event_id"] = *old->stream_last_event_id;
+        if (old->retry_ms) meta["retry_ms"] = *old->retry_ms;
+        s.stream.reset();
+      } else {
+        res.status = 409;
+        record_http(req, 409, session, {{"note", "a GET stream is already open for this session"}});
+        meta["status"] = 409;
+        push_event("get-stream-refused", std::move(meta));
+        return;
+      }
     }
   }
   if (!admit_stream(req, res, session)) return;
@@ -278,12 +305,18 @@ void HttpChannel::handle_get(const httplib::Request& req, httplib::Response& res
     const std::lock_guard lock(mutex_);
     sessions_.at(session).stream = stream;
   }
-  record_http(req, 200, session);
+  record_http(req, 200, session,
+              meta.contains("reconnects")
+                  ? Json{{"note",
+                          "reconnects the listening stream the server disconnected, "
+                          "without resuming it: a fresh stream replaces it"}}
+                  : Json::object());
   meta["stream"] = "get";
   meta["connected"] = true;
   push_event("get-stream-opened", std::move(meta));
-  serve_stream(req, res, stream,
-               [this, stream, session] { release_listening_stream(stream, session, "get"); });
+  serve_stream(req, res, stream, [this, stream, session](bool disconnected) {
+    release_listening_stream(stream, session, "get", disconnected);
+  });
 }
 
 void HttpChannel::handle_delete(const httplib::Request& req, httplib::Response& res) {

@@ -86,6 +86,8 @@ bool SseStream::provide(httplib::DataSink& sink, std::uint64_t connection) {
     // The connection ends here, the stream does not: what comes next waits for a resume.
     close_after_.reset();
     detached_ = Clock::now();
+    last_detach_ = *detached_;
+    ++detaches_;
     cv_.notify_all();
     lock.unlock();
     sink.done();
@@ -108,6 +110,7 @@ bool SseStream::disconnect() {
     const std::lock_guard lock(mutex_);
     if (done_ || broken_ || stopped_ || finish_ || detached_ || close_after_) return false;
     close_after_ = pushed_;
+    awaited_detaches_ = detaches_ + 1;
   }
   cv_.notify_all();
   return true;
@@ -115,9 +118,12 @@ bool SseStream::disconnect() {
 
 std::optional<Clock::time_point> SseStream::wait_disconnected(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  cv_.wait_until(lock, deadline, [&] { return detached_ || broken_ || stopped_; });
-  if (broken_ || stopped_) return std::nullopt;
-  return detached_;
+  // Counted, not read off detached_: a client that reconnects at once may have resumed the
+  // stream (attach() clears detached_) or replaced it (abandon() stops it) by now.
+  const auto done = [&] { return detaches_ >= awaited_detaches_; };
+  cv_.wait_until(lock, deadline, [&] { return done() || broken_ || stopped_; });
+  if (!done()) return std::nullopt;
+  return last_detach_;
 }
 
 bool SseStream::disconnected() const {
@@ -133,6 +139,18 @@ std::optional<Resumption> SseStream::resume(const std::string& last_event_id) {
   replay_ = std::move(*after);
   resuming_ = true;
   return Resumption{events_.last_event_id(), events_.retry_ms(), *detached_, replay_.size()};
+}
+
+std::optional<Resumption> SseStream::abandon() {
+  std::optional<Resumption> out;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!detached_ || resuming_ || broken_ || stopped_) return std::nullopt;
+    stopped_ = true;
+    out = Resumption{events_.last_event_id(), events_.retry_ms(), *detached_, 0};
+  }
+  cv_.notify_all();
+  return out;
 }
 
 bool SseStream::wrote_event(const std::string& id) const {

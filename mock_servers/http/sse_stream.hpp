@@ -67,6 +67,11 @@ class SseStream {
   // attach() replays what followed it, then what is queued. nullopt when the stream is not
   // disconnected or wrote no event with that id.
   std::optional<Resumption> resume(const std::string& last_event_id);
+  // A GET reconnects the disconnected stream without resuming it (no Last-Event-ID, or one
+  // that names none of its events): the stream ends, as a fresh one replaces it. Returns its
+  // last event ID, last `retry:` and when its connection ended (nothing is replayed); nullopt
+  // when the stream is not disconnected (or a resumption of it is under way).
+  std::optional<Resumption> abandon();
   // Whether the stream wrote an event whose `id:` field was `id`.
   bool wrote_event(const std::string& id) const;
   // The last event ID and `retry:` the stream has written so far.
@@ -101,6 +106,9 @@ class SseStream {
   std::uint64_t connection_ = 0;               // the current connection's number
   std::optional<std::uint64_t> close_after_;   // disconnect(): the last chunk it still writes
   std::optional<Clock::time_point> detached_;  // when the server ended the last connection
+  Clock::time_point last_detach_{};            // the same, kept once a connection serves it
+  std::uint64_t detaches_ = 0;                 // connections the server ended so far
+  std::uint64_t awaited_detaches_ = 0;         // disconnect(): the count wait_disconnected awaits
   bool resuming_ = false;                      // resume() granted, attach() not yet called
   std::string replay_;                         // written first by the next connection
   WrittenEvents events_;                       // every byte written, read as a client would

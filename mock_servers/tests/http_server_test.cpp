@@ -294,6 +294,90 @@ TEST(HttpServer, AStreamNobodyResumesBreaksTheCheckAndMarksTheRestUnjudged) {
     EXPECT_EQ(r["text"].get<std::string>().find("never"), std::string::npos);
 }
 
+// The listening stream gets an event with an id and a retry field, its connection closes
+// without ending it (2025-11-25: "it SHOULD follow the same polling behavior as described for
+// POST requests"), and the server pings on the stream the client reconnects.
+Json get_resume_script(const std::string& priming) {
+  return Json::array({{{"handshake", Json::object()}},
+                      {{"await_get_stream", Json::object()}},
+                      {{"send_raw", priming}, {"on", "get"}},
+                      {{"disconnect", "get"}},
+                      {{"await_resume", "get"},
+                       {"check", check_def("reconnected", "MAY")},
+                       {"last_event_id_check", check_def("last-event-id", "SHOULD")},
+                       {"retry_check", check_def("waited-retry")}},
+                      {{"send", ping_frame("g1")}, {"label", "ping"}, {"on", "get"}},
+                      {{"expect_response", "ping"}, {"check", check_def("pong")}}});
+}
+
+// Opens the listening stream and reads it until the server closes the connection.
+std::string get_until_disconnected(Harness& h, const std::string& session) {
+  StreamReader get(h.port(), "GET", "/mcp", resume_headers(session, ""));
+  auto bytes = get.wait_end();
+  EXPECT_EQ(get.status(), 200);
+  return bytes;
+}
+
+// Reconnects with `last_event_id` ("" for none), answers the ping there, ends the session.
+Json reconnect_and_pong(Harness& h, const std::string& session, const std::string& last_event_id) {
+  StreamReader get(h.port(), "GET", "/mcp", resume_headers(session, last_event_id));
+  const auto bytes = get.wait_for("\"g1\"");
+  EXPECT_EQ(get.status(), 200) << "no 409: the disconnected stream is the session's only one";
+  EXPECT_EQ(data_messages(bytes).size(), 1u) << bytes;
+  Client c(h.port());
+  auto answer = c.post(pong("g1"), headers(session, "2025-11-25"));
+  EXPECT_TRUE(answer && answer->status == 202);
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  return h.records();
+}
+
+TEST(HttpServer, ADisconnectedGetStreamIsResumedByAGetWithItsLastEventId) {
+  Harness h(get_resume_script("id: g-prime\nretry: 0\ndata: \n\n"));
+  const auto session = handshake(h);
+  EXPECT_EQ(get_until_disconnected(h, session), "id: g-prime\nretry: 0\ndata: \n\n");
+  const auto records = reconnect_and_pong(h, session, "g-prime");
+  for (const auto* id : {"reconnected", "last-event-id", "waited-retry", "pong"})
+    EXPECT_EQ(find_check(records, id)["outcome"], "met") << find_check(records, id);
+  bool resumes = false;
+  for (const auto& r : records_of(records, "http"))
+    if (r.value("resumes", "") == "get") resumes = true;
+  EXPECT_TRUE(resumes);
+}
+
+// A GET without Last-Event-ID, before the retry delay: the client reconnected (a fresh stream
+// replaces the old one, and the ping goes there), but broke the header's SHOULD and the retry
+// field's MUST.
+TEST(HttpServer, AGetStreamReconnectedWithoutLastEventIdBreaksOnlyThoseChecks) {
+  Harness h(get_resume_script("id: g-prime\nretry: 60000\ndata: \n\n"));
+  const auto session = handshake(h);
+  get_until_disconnected(h, session);
+  const auto records = reconnect_and_pong(h, session, "");
+  EXPECT_EQ(find_check(records, "reconnected")["outcome"], "met");
+  EXPECT_EQ(find_check(records, "pong")["outcome"], "met");
+  const auto header = find_check(records, "last-event-id");
+  EXPECT_EQ(header["outcome"], "broken");
+  EXPECT_NE(header["actual"].get<std::string>().find("without Last-Event-ID"), std::string::npos)
+      << header;
+  EXPECT_EQ(find_check(records, "waited-retry")["outcome"], "broken");
+  EXPECT_TRUE(records_of(records, "unsupported").empty());
+}
+
+// Reconnecting the listening stream is the client's choice ("The client MAY issue an HTTP
+// GET"): without it the MAY check is broken and what needed the stream is not judged.
+TEST(HttpServer, AGetStreamNobodyReconnectsMarksTheRestUnjudged) {
+  Harness h(get_resume_script("id: g-prime\ndata: \n\n"));
+  const auto session = handshake(h);
+  get_until_disconnected(h, session);
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto records = h.records();
+  EXPECT_EQ(find_check(records, "reconnected")["outcome"], "broken");
+  ASSERT_EQ(records_of(records, "unsupported").size(), 1u);
+  for (const auto& r : records_of(records, "frame"))
+    EXPECT_EQ(r["text"].get<std::string>().find("g1"), std::string::npos);
+}
+
 TEST(HttpServer, ADisconnectNeedsAnOpenUnansweredPost) {
   Harness h(Json::array({{{"handshake", Json::object()}},
                          expect_call(),

@@ -19,6 +19,11 @@ TEST(Modern, DiscoverResultListsTheModernVersionsCapabilitiesAndIdentity) {
   EXPECT_EQ(result["capabilities"], d.capabilities);
   EXPECT_EQ(result["resultType"], Json("complete"));
   EXPECT_EQ(result["_meta"][kMetaServerInfo], d.server_info);
+  // A CacheableResult: the schema requires its caching hints.
+  EXPECT_EQ(result["ttlMs"], Json(0));
+  EXPECT_EQ(result["cacheScope"], Json("private"));
+  EXPECT_TRUE(cacheable_result("tools/list"));
+  EXPECT_FALSE(cacheable_result("tools/call"));
 }
 
 TEST(Modern, ACompleteMetaHasNoProblems) {

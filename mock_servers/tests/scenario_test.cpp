@@ -259,9 +259,19 @@ TEST(Scenario, HttpStepsAreValidated) {
   EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "post:initialize"}}}), legacy),
             "/script/1/disconnect: disconnect is a Streamable HTTP step (resumable streams): the "
             "case can list only \"streamable-http\" as its transport");
-  EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "get"}}}), http),
-            "/script/1/disconnect: must be \"post:NAME\", the stream of the POST of the request "
-            "captured as NAME");
+  EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "get-stream"}}}), http),
+            "/script/1/disconnect: must be \"get\" (the GET listening stream) or \"post:NAME\", "
+            "the stream of the POST of the request captured as NAME");
+  EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "get"}}}), http), "accepted");
+  // Only the listening stream is reconnected without Last-Event-ID: a POST's stream is resumed
+  // with it or not at all, which its `check` judges.
+  EXPECT_EQ(error(Json::array({handshake,
+                               {{"await_resume", "post:initialize"},
+                                {"check", check},
+                                {"last_event_id_check", test::check_def("l", "SHOULD")}}}),
+                  http),
+            "/script/1/last_event_id_check: only the GET listening stream can be reconnected "
+            "without Last-Event-ID: on a POST's stream `check` judges the header");
   EXPECT_EQ(
       error(Json::array({handshake, {{"await_resume", "post:call"}, {"check", check}}}), http),
       "/script/1/await_resume: nothing is captured as \"call\" before this step");

@@ -60,9 +60,14 @@ class SchemaSet {
   // JSON-RPC envelope); a response to the result definition of the request it answers
   // (`answers`: that request's method, when the server sent one with its id), an error to
   // the error envelope; anything else, or a method the schema does not know, to the
-  // envelope alone.
+  // envelope alone. An error with "id": null is JSON-RPC's answer to a request whose id could
+  // not be read: it is validated against the error envelope with a null id
+  // ("JSONRPCErrorWithNullId", "JSONRPCErrorResponseWithNullId") when `id_unreadable` (the
+  // server wrote a message whose id is no RequestId) or its code is -32700 or -32600, and
+  // fails the envelope's RequestId otherwise.
   MessageValidation validate(const Json& message, std::string_view revision,
-                             const std::optional<std::string>& answers = std::nullopt) const;
+                             const std::optional<std::string>& answers = std::nullopt,
+                             bool id_unreadable = false) const;
 
  private:
   struct Impl;

@@ -77,8 +77,12 @@ inline const std::set<std::string> kFaults = {
     "serial-calls",      // runs concurrent calls one after the other
     "one-pending-slot",  // one "current request": a new one takes it from the call in flight
     "no-resume",         // a POST stream that ends before the response fails it
-    "resume-without-last-event-id",  // resumes a broken POST stream with a GET lacking the header
-    "ignores-retry",                 // resumes a broken POST stream at once, whatever `retry:` says
+    "resume-without-last-event-id",  // resumes a broken POST stream, or reconnects the GET
+                                     // stream, with a GET lacking the header
+    "ignores-retry",          // resumes a broken POST stream, or reconnects the GET stream, at
+                              // once, whatever `retry:` says
+    "get-no-reconnect",       // does not reconnect the GET stream the server closed (a MAY)
+    "deaf-after-reconnect",   // reconnects the GET stream, then drops the requests it carries
     "legacy-replies",         // modern session: answers server requests as a legacy client (pong);
                               // with method-not-found, with -32601
     "modern-request-aborts",  // modern session: a server request aborts the process

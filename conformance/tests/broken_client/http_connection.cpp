@@ -1,7 +1,8 @@
 // The broken client over Streamable HTTP: each message its own POST, SSE answers parsed as
 // they arrive, server requests answered by a separate POST, an optional GET stream. Without a
-// fault it starts a new session when a request carrying its session id gets 404, and resumes
-// a POST's stream that ended before the response with GET and Last-Event-ID. In a modern
+// fault it starts a new session when a request carrying its session id gets 404, resumes
+// a POST's stream that ended before the response with GET and Last-Event-ID, and reconnects
+// the GET stream the server closed the same way. In a modern
 // session (2026-07-28) it has no session and adds the request metadata headers to each
 // request POST (MCP-Protocol-Version, Mcp-Method, Mcp-Name), as the modern-* faults leave them.
 #include <arpa/inet.h>
@@ -404,27 +405,43 @@ class HttpConnection : public Connection {
     return true;
   }
 
+  // The GET listening stream, on a thread of its own. When the server ends its response
+  // without the client stopping it (2025-11-25: it "MAY close the connection (without
+  // terminating the SSE stream)"), the client reconnects after the retry field's delay (1 s
+  // without one) with the last event ID it received, as the faults leave it.
   void open_get_stream() {
     {
       const std::lock_guard lock(get_mutex_);
       get_done_ = false;
+      get_stopping_ = false;
     }
     listener_ = std::make_unique<httplib::Client>(origin_);
     listener_->set_read_timeout(60, 0);
     get_thread_ = std::thread([this] {
       SseEvents events;
-      httplib::Headers h = headers(true);
-      h.erase("Accept");
-      h.emplace("Accept", "text/event-stream");
       bool reading = true;
-      listener_->Get(path_, h, [&](const char* data, std::size_t size) {
-        events.feed(data, size, [&](const std::string& type, const std::string& text) {
-          if (type != "message" || !reading) return;
-          for (const auto& message : messages_in(text))
-            if (reading && message.contains("method")) reading = on_get_message(message);
+      for (bool reconnected = false;; reconnected = true) {
+        httplib::Headers h = headers(true);
+        h.erase("Accept");
+        h.emplace("Accept", "text/event-stream");
+        if (reconnected && !events.last_event_id().empty() && !has("resume-without-last-event-id"))
+          h.emplace("Last-Event-ID", events.last_event_id());
+        // deaf-after-reconnect: the reconnected stream is read, its requests dropped.
+        const bool deaf = reconnected && has("deaf-after-reconnect");
+        const auto result = listener_->Get(path_, h, [&](const char* data, std::size_t size) {
+          events.feed(data, size, [&](const std::string& type, const std::string& text) {
+            if (type != "message" || !reading || deaf) return;
+            for (const auto& message : messages_in(text))
+              if (reading && message.contains("method")) reading = on_get_message(message);
+          });
+          return reading;
         });
-        return reading;
-      });
+        if (!reading || !result || result->status != 200 || has("get-no-reconnect")) break;
+        const auto delay =
+            std::chrono::milliseconds(has("ignores-retry") ? 0 : events.retry_ms().value_or(1000));
+        std::unique_lock lock(get_mutex_);
+        if (get_ended_.wait_for(lock, delay, [&] { return get_stopping_; })) break;
+      }
       const std::lock_guard lock(get_mutex_);
       get_done_ = true;
       get_ended_.notify_all();
@@ -436,6 +453,8 @@ class HttpConnection : public Connection {
       // stop() only shuts a socket that is already open: until the GET thread has ended,
       // keep stopping, so a GET that was just connecting cannot outlive the close.
       std::unique_lock lock(get_mutex_);
+      get_stopping_ = true;
+      get_ended_.notify_all();
       while (!get_done_) {
         listener_->stop();
         get_ended_.wait_for(lock, std::chrono::milliseconds(10), [&] { return get_done_; });
@@ -455,8 +474,9 @@ class HttpConnection : public Connection {
   std::unique_ptr<httplib::Client> listener_;
   std::thread get_thread_;
   std::mutex get_mutex_;
-  std::condition_variable get_ended_;
+  std::condition_variable get_ended_;  // the GET thread ended, or is told to stop
   bool get_done_ = false;
+  bool get_stopping_ = false;  // stop_get_stream(): no reconnection any more
   std::atomic<bool> closed_{false};
   std::atomic<bool> session_ended_{false};  // pong-404-ends-session, idle-request-kills-reader
   std::atomic<bool> session_lost_{false};   // a 404 came: initialize again before the next

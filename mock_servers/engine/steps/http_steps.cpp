@@ -124,11 +124,12 @@ struct ExpectPost final : Step {
   }
 };
 
-// The server closes the connection of a POST's stream without ending the stream or answering
-// its request (2025-11-25: "the server MAY close the connection (without terminating the SSE
-// stream)"), so that the client resumes it.
+// The server closes the connection of a POST's stream, or of the GET listening stream, without
+// ending the stream or answering its request (2025-11-25: "the server MAY close the connection
+// (without terminating the SSE stream)"; on the GET stream "it SHOULD follow the same polling
+// behavior as described for POST requests"), so that the client resumes it.
 struct Disconnect final : Step {
-  std::string on;  // "post:NAME"
+  std::string on;  // "post:NAME" or "get"
 
   StepResult run(Run& run) const override {
     const auto route = run.route_of(on);
@@ -155,6 +156,13 @@ struct Disconnect final : Step {
   }
 };
 
+// A GET that reconnected the disconnected listening stream `route` without resuming it (no
+// Last-Event-ID, or one naming no event of it): a fresh listening stream replaced it.
+bool reconnects(const ClientMessage& m, const std::string& route) {
+  return m.event == "get-stream-opened" && m.meta.is_object() &&
+         m.meta.value("reconnects", "") == route;
+}
+
 // A GET that could have resumed `route` (disconnected then) and did not, described.
 std::optional<std::string> missed_resumption(const ClientMessage& m, const std::string& route) {
   const bool opened = m.event == "get-stream-opened";
@@ -173,15 +181,19 @@ std::optional<std::string> missed_resumption(const ClientMessage& m, const std::
 // Waits for the client to resume a stream the server disconnected: "it SHOULD issue an HTTP
 // GET to the MCP endpoint, and include the Last-Event-ID header to indicate the last event ID
 // it received", after "waiting the given number of milliseconds" of the last `retry:` field.
+// On a POST's stream only a GET with Last-Event-ID resumes it (`check`); the GET listening
+// stream is reconnected by any GET (`check`), whose Last-Event-ID `last_event_id_check` judges.
 struct AwaitResume final : Step {
-  std::string on;  // "post:NAME"
+  std::string on;  // "post:NAME" or "get"
   std::string within;
   CheckDef check;
   std::optional<CheckDef> retry_check;
+  std::optional<CheckDef> last_event_id_check;  // "get" only
 
   StepResult run(Run& run) const override {
     const auto route = run.route_of(on);
     if (!route) return StepResult::Failed;
+    const bool listening = *route == "get";
     const auto within_ms = run.timeout(within);
     const auto t0 = Clock::now();
     std::vector<std::string> other_gets;  // GETs while it waited for one, that resumed nothing
@@ -189,44 +201,91 @@ struct AwaitResume final : Step {
     Pump why = Pump::Stopped;
     if (!resumed.count(*route)) {
       why = run.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+        if (reconnects(m, *route) ||
+            (m.event == "stream-resumed" && m.meta.value("stream", "") == *route))
+          return true;
         if (auto text = missed_resumption(m, *route)) other_gets.push_back(std::move(*text));
-        return m.event == "stream-resumed" && m.meta.value("stream", "") == *route;
+        return false;
       });
     }
-    const auto expected = "a GET with Last-Event-ID naming the last event written on " + *route +
-                          " before the server closed its connection, within " +
-                          format_ms(within_ms) + " ms";
+    const auto expected =
+        listening ? "a GET reconnecting the listening stream after the server closed its "
+                    "connection, within " +
+                        format_ms(within_ms) + " ms"
+                  : "a GET with Last-Event-ID naming the last event written on " + *route +
+                        " before the server closed its connection, within " + format_ms(within_ms) +
+                        " ms";
     const auto it = resumed.find(*route);
     if (it == resumed.end()) {
       if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
-      auto actual = why == Pump::Eof ? run.client.no_message_text(why, within_ms, t0)
-                                     : "no GET resumed it within " + format_ms(within_ms) + " ms";
+      auto actual = why == Pump::Eof
+                        ? run.client.no_message_text(why, within_ms, t0)
+                        : std::string(listening ? "no GET reconnected it" : "no GET resumed it") +
+                              " within " + format_ms(within_ms) + " ms";
       if (!other_gets.empty()) actual += "; " + join(other_gets, "; ");
       run.record(check, Outcome::Broken, expected, actual);
       // What follows needs the resumed stream. A client that only SHOULD (or MAY) resume
       // leaves it unjudged, not failed: its own check says what it skipped.
       if (!miss_stops_script(check)) {
-        run.transcript.unsupported("the client did not resume " + *route + " (" +
-                                   std::string(to_string(check.level)) +
+        run.transcript.unsupported("the client did not " +
+                                   std::string(listening ? "reconnect " : "resume ") + *route +
+                                   " (" + std::string(to_string(check.level)) +
                                    "): the checks that need the resumed stream are not judged");
       }
       return run.fail("the client did not resume the stream");
     }
     const auto& meta = it->second.meta;
-    const auto sent = meta.value("last_event_id", "");
+    const bool resumption = it->second.event == "stream-resumed";
     const auto last = meta.value("stream_last_event_id", "");
     const auto waited = meta.value("waited_ms", 0.0);
-    auto actual = "GET with Last-Event-ID " + safe_dump(Json(sent)) + ", " + format_ms(waited) +
-                  " ms after the connection closed";
-    auto outcome = Outcome::Met;
-    if (sent != last) {
-      outcome = Outcome::Degraded;
-      actual += ": an earlier event than the last one written (" + safe_dump(Json(last)) +
-                "), so what followed it is replayed";
+    const auto after = format_ms(waited) + " ms after the connection closed";
+    if (listening) {
+      run.record(check, Outcome::Met, expected,
+                 std::string(resumption ? "a GET resuming it, " : "a GET, ") + after);
+      if (last_event_id_check) judge_last_event_id(run, meta, resumption, last);
+    } else {
+      const auto sent = meta.value("last_event_id", "");
+      auto actual = "GET with Last-Event-ID " + safe_dump(Json(sent)) + ", " + after;
+      auto outcome = Outcome::Met;
+      if (sent != last) {
+        outcome = Outcome::Degraded;
+        actual += ": an earlier event than the last one written (" + safe_dump(Json(last)) +
+                  "), so what followed it is replayed";
+      }
+      run.record(check, outcome, expected, actual);
     }
-    run.record(check, outcome, expected, actual);
     if (retry_check) judge_retry(run, meta, waited);
     return StepResult::Ok;
+  }
+
+  // The reconnecting GET's Last-Event-ID: the last event ID the stream wrote is met, an
+  // earlier one of its events degraded (what followed is replayed), none or another broken.
+  void judge_last_event_id(Run& run, const Json& meta, bool resumption,
+                           const std::string& last) const {
+    const auto expected = "the reconnecting GET carries Last-Event-ID " + safe_dump(Json(last)) +
+                          ", the last event ID the stream wrote";
+    if (!meta.contains("last_event_id")) {
+      run.record(*last_event_id_check, Outcome::Broken, expected,
+                 "a GET without Last-Event-ID: a new listening stream, the old one abandoned");
+      return;
+    }
+    const auto sent = meta.value("last_event_id", "");
+    if (!resumption) {
+      run.record(*last_event_id_check, Outcome::Broken, expected,
+                 "Last-Event-ID " + safe_dump(Json(sent)) +
+                     ", which names no event the stream "
+                     "wrote: a new listening stream");
+      return;
+    }
+    if (sent == last) {
+      run.record(*last_event_id_check, Outcome::Met, expected,
+                 "Last-Event-ID " + safe_dump(Json(sent)));
+      return;
+    }
+    run.record(*last_event_id_check, Outcome::Degraded, expected,
+               "Last-Event-ID " + safe_dump(Json(sent)) +
+                   ": an earlier event than the last one written, so what followed it is "
+                   "replayed");
   }
 
   // Only the lower bound is judged: waiting longer cannot be told from a slow network.
@@ -239,7 +298,8 @@ struct AwaitResume final : Step {
     }
     const auto retry = meta["retry_ms"].get<double>();
     run.record(*retry_check, waited >= retry ? Outcome::Met : Outcome::Broken,
-               "the resuming GET at least " + format_ms(retry) +
+               "the " + std::string(meta.contains("reconnects") ? "reconnecting" : "resuming") +
+                   " GET at least " + format_ms(retry) +
                    " ms (the retry field) after the connection closed",
                "after " + format_ms(waited) + " ms");
   }
@@ -249,16 +309,22 @@ struct AwaitResume final : Step {
 
 std::unique_ptr<Step> parse_disconnect(StepParser& p) {
   auto s = std::make_unique<Disconnect>();
-  s->on = p.post_route_arg();
+  s->on = p.post_route_arg(/*get_too=*/true);
   return s;
 }
 
 std::unique_ptr<Step> parse_await_resume(StepParser& p) {
   auto s = std::make_unique<AwaitResume>();
-  s->on = p.post_route_arg();
+  s->on = p.post_route_arg(/*get_too=*/true);
   s->within = p.timeout("within", "expect_ms");
   s->check = p.check("check");
   s->retry_check = p.optional_check("retry_check");
+  // A POST's stream is resumed only by a GET with its Last-Event-ID: `check` judges that.
+  if (s->on != "get" && p.has("last_event_id_check"))
+    p.fail(p.pointer("last_event_id_check"),
+           "only the GET listening stream can be reconnected without Last-Event-ID: on a POST's "
+           "stream `check` judges the header");
+  s->last_event_id_check = p.optional_check("last_event_id_check");
   return s;
 }
 
