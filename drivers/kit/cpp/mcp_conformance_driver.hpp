@@ -389,21 +389,20 @@ inline std::vector<pid_t> adopted_children() {
   return found;
 }
 
-// Up to two seconds for what a case left (its stdio server) to end by itself, then SIGKILL.
+// Up to two seconds for what a case left (its stdio server) to end by itself, then SIGKILL. As
+// a subreaper the session process is the parent of those orphans: waitpid(-1) reaps them, and
+// says when none is left.
 inline void reap_leftovers() {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (;;) {
-    for (const pid_t pid : adopted_children()) ::waitpid(pid, nullptr, WNOHANG);
-    const auto left = adopted_children();
-    if (left.empty()) return;
-    if (std::chrono::steady_clock::now() >= until) {
-      for (const pid_t pid : left) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-      }
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const pid_t reaped = ::waitpid(-1, nullptr, WNOHANG);
+    if (reaped > 0) continue;
+    if (reaped < 0 && errno != EINTR) return;  // ECHILD: nothing left
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (const pid_t pid : adopted_children()) ::kill(pid, SIGKILL);
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
 }
 

@@ -262,26 +262,29 @@ def _adopted_children() -> list:
 
 def _reap_leftovers() -> None:
     # Waits up to CHILD_GRACE_S for what the case left (its stdio server) to end, then kills it.
+    # As a subreaper this process is the parent of those orphans: waitpid(-1) reaps them, and
+    # says when none is left.
     until = time.monotonic() + CHILD_GRACE_S
     while True:
-        left = _adopted_children()
-        for pid in left:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
-        left = _adopted_children()
-        if not left:
-            return
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # nothing left
+        if pid:
+            continue
         if time.monotonic() >= until:
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except (ProcessLookupError, ChildProcessError):
-                    pass
+            break
+        time.sleep(0.002)
+    for pid in _adopted_children():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
             return
-        time.sleep(0.01)
 
 
 def _run_session(ops, transports, error_code, report, log, preload) -> None:
