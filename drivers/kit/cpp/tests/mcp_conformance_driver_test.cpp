@@ -100,6 +100,15 @@ std::vector<json> shared_cases() {
   return spec.at("cases").get<std::vector<json>>();
 }
 
+// A shared case's or session's name as a test name.
+std::string test_name(const ::testing::TestParamInfo<json>& info) {
+  std::string name = info.param["name"];
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  }
+  return name;
+}
+
 class SharedCase : public ::testing::TestWithParam<json> {};
 
 TEST_P(SharedCase, BehavesAsSpecified) {
@@ -120,14 +129,7 @@ TEST_P(SharedCase, BehavesAsSpecified) {
   EXPECT_GE(run.outcome.wall.count(), c.value("min_wall_ms", 0));
 }
 
-INSTANTIATE_TEST_SUITE_P(Kit, SharedCase, ::testing::ValuesIn(shared_cases()),
-                         [](const ::testing::TestParamInfo<json>& info) {
-                           std::string name = info.param["name"];
-                           for (char& c : name) {
-                             if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Kit, SharedCase, ::testing::ValuesIn(shared_cases()), test_name);
 
 std::vector<json> shared_sessions() {
   return json::parse(read_text(MCP_KIT_CASES)).at("sessions").get<std::vector<json>>();
@@ -172,14 +174,7 @@ TEST_P(SharedSession, BehavesAsSpecified) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kit, SharedSession, ::testing::ValuesIn(shared_sessions()),
-                         [](const ::testing::TestParamInfo<json>& info) {
-                           std::string name = info.param["name"];
-                           for (char& c : name) {
-                             if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Kit, SharedSession, ::testing::ValuesIn(shared_sessions()), test_name);
 
 const json kServer = {{"command", {"/bin/false"}}};
 
