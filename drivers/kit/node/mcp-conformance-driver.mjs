@@ -15,6 +15,7 @@
 // the cases before it left behind (sockets, child processes, timers) gone. drivers/kit/README.md.
 import { ChildProcess } from 'node:child_process';
 import { Console } from 'node:console';
+import net from 'node:net';
 import readline from 'node:readline';
 import path from 'node:path';
 import process from 'node:process';
@@ -52,6 +53,17 @@ for (const [make, clear] of [['setTimeout', 'clearTimeout'], ['setInterval', 'cl
     return originalClear.call(this, timer);
   };
 }
+
+// The sockets a case connected, destroyed at its end: an HTTP library's idle keep-alive
+// sockets are unreferenced, so the list of active handles misses them, and a server the suite
+// stops would wait for them.
+const caseSockets = new Set();
+const originalConnect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function trackedConnect(...args) {
+  caseSockets.add(this);
+  this.once('close', () => caseSockets.delete(this));
+  return originalConnect.apply(this, args);
+};
 
 // Ends the run before any step: the exit status and why.
 class Refusal extends Error {
@@ -155,29 +167,35 @@ function describe(error, errorCode) {
   return out;
 }
 
-// Destroys what a case left open (sockets, the pipes of child processes), waits up to `graceMs`
-// for its child processes to end (a stdio server ends at the end of its stdin), kills those
-// still running, and clears its timers: the next case starts from nothing of it.
+// Destroys what a case left open (sockets, idle ones included, the pipes of child processes),
+// waits up to `graceMs` for its child processes to end (a stdio server ends at the end of its
+// stdin), kills those still running, and clears its timers: the next case starts from nothing
+// of it.
 async function endOfCase(graceMs) {
   const keep = new Set([process.stdin, process.stdout, process.stderr]);
-  const children = [];
-  for (const handle of process._getActiveHandles()) {
-    if (keep.has(handle)) continue;
-    if (handle instanceof ChildProcess) children.push(handle);
-    else if (typeof handle?.destroy === 'function') handle.destroy();
-    else if (typeof handle?.close === 'function') handle.close();
+  const children = new Set();
+  // Three rounds: what the library does when its sockets close (a reconnection timer, a new
+  // connection) happens in the turns of the event loop that follow.
+  for (let round = 0; round < 3; round += 1) {
+    for (const handle of process._getActiveHandles()) {
+      if (keep.has(handle)) continue;
+      if (handle instanceof ChildProcess) children.add(handle);
+      else if (typeof handle?.destroy === 'function') handle.destroy();
+      else if (typeof handle?.close === 'function') handle.close();
+    }
+    for (const socket of caseSockets) socket.destroy();
+    caseSockets.clear();
+    for (const timer of caseTimers) clearTimeout(timer);
+    caseTimers.clear();
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  for (const timer of caseTimers) clearTimeout(timer);
-  caseTimers.clear();
   const running = (child) => child.exitCode === null && child.signalCode === null;
-  await Promise.all(children.filter(running).map((child) => new Promise((resolve) => {
+  await Promise.all([...children].filter(running).map((child) => new Promise((resolve) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => { clearTimeout(kill); resolve(); });
     if (!running(child)) { clearTimeout(kill); resolve(); }
   })));
   caseTimers.clear();
-  // Close events of what was destroyed are delivered before the next case starts.
-  await new Promise((resolve) => setImmediate(resolve));
 }
 
 export async function runDriver({
