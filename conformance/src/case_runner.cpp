@@ -7,6 +7,7 @@
 
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
+#include "conformance/driver_session.hpp"
 #include "conformance/evaluation.hpp"
 #include "conformance/mock_watch.hpp"
 #include "conformance/official_harness.hpp"
@@ -100,7 +101,7 @@ CaseResult case_result_for(const Scenario& scenario, const std::string& transpor
   return result;
 }
 
-CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverSession* session) {
   const Scenario& scenario = *planned.scenario;
   CaseResult result = case_result_for(scenario, planned.transport);
   if (planned.unsupported) {
@@ -173,7 +174,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     observed.transport = planned.transport;
     observed.revision = setup.revision;
     observed.official_harness = setup.official_harness;
-    observed.driver = run_child(spec);
+    observed.driver = session ? session->run_case(invocation, spec) : run_child(spec);
     if (http_server) {
       http_server->stop(grace);
     } else {
@@ -184,6 +185,8 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup) {
     // A harness's stdout is its own business: only a driver's holds step lines.
     if (!setup.official_harness) {
       observed.driver_report = parse_driver_output(read_file_or_empty(spec.stdout_file), steps);
+      // A driver that broke the protocol runs no further case.
+      if (session && observed.driver_report.problem) session->retire();
     }
     observed.transcript = read_transcript(dir / "transcript.jsonl");
     // The runner's own observation of the transcript, judged as the mock server's are.

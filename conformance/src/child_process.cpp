@@ -1,5 +1,7 @@
 #include "conformance/child_process.hpp"
 
+#include "conformance/process_detail.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -79,6 +82,10 @@ OwnedFd open_for_child(const std::filesystem::path& file, int flags) {
   return OwnedFd(fd);
 }
 
+}  // namespace
+
+namespace process_detail {
+
 // Starts `program` (argv[0] names it) with stdin, stdout and stderr from the given descriptors
 // and no other descriptor open, in a process group of its own (one kill reaches everything
 // the driver started), with SIGPIPE at its default and no signal blocked: the runner's
@@ -126,7 +133,6 @@ pid_t spawn(const std::filesystem::path& program, const std::vector<std::string>
   return pid;
 }
 
-// How a child ended, from its wait status: an exit code or the signal that killed it.
 void record_wait_status(int status, ChildOutcome& outcome) {
   if (WIFSIGNALED(status)) {
     outcome.kind = ChildOutcome::Kind::kSignaled;
@@ -136,6 +142,10 @@ void record_wait_status(int status, ChildOutcome& outcome) {
     outcome.exit_code = WEXITSTATUS(status);
   }
 }
+
+}  // namespace process_detail
+
+namespace {
 
 // Reads one pipe to its end, keeping at most `cap` bytes in a file.
 class Capture {
@@ -199,23 +209,16 @@ std::set<pid_t> live_groups;
 // run end, is killed as soon as it is registered.
 bool all_killed = false;
 
-class LiveGroup {
- public:
-  explicit LiveGroup(pid_t group) : group_(group) {
-    const std::lock_guard lock(live_groups_mutex);
-    live_groups.insert(group_);
-    if (all_killed) ::kill(-group_, SIGKILL);
-  }
-  ~LiveGroup() {
-    const std::lock_guard lock(live_groups_mutex);
-    live_groups.erase(group_);
-  }
-  LiveGroup(const LiveGroup&) = delete;
-  LiveGroup& operator=(const LiveGroup&) = delete;
+LiveGroup::LiveGroup(pid_t group) : group_(group) {
+  const std::lock_guard lock(live_groups_mutex);
+  live_groups.insert(group_);
+  if (all_killed) ::kill(-group_, SIGKILL);
+}
 
- private:
-  pid_t group_;
-};
+LiveGroup::~LiveGroup() {
+  const std::lock_guard lock(live_groups_mutex);
+  live_groups.erase(group_);
+}
 
 }  // namespace process_groups
 
@@ -224,14 +227,16 @@ using process_groups::live_groups;
 using process_groups::live_groups_mutex;
 using process_groups::LiveGroup;
 
-namespace {
+namespace process_detail {
 
-std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra) {
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra,
+                                           const std::vector<std::string>& unset) {
   std::vector<std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
     const std::string_view kv(*entry);
-    const auto name = kv.substr(0, kv.find('='));
-    if (!extra.count(std::string(name))) env.emplace_back(kv);
+    const std::string name(kv.substr(0, kv.find('=')));
+    if (std::find(unset.begin(), unset.end(), name) != unset.end()) continue;
+    if (!extra.count(name)) env.emplace_back(kv);
   }
   for (const auto& [name, value] : extra) env.push_back(name + "=" + value);
   return env;
@@ -256,7 +261,12 @@ std::optional<std::filesystem::path> resolve_program(const std::string& name, st
   return program;
 }
 
-}  // namespace
+}  // namespace process_detail
+
+using process_detail::child_environment;
+using process_detail::record_wait_status;
+using process_detail::resolve_program;
+using process_detail::spawn;
 
 ChildOutcome run_child(const SpawnSpec& spec) {
   ChildOutcome outcome;

@@ -18,7 +18,7 @@ std::string usage_text() {
                            [--junit FILE] [--jobs N] [--fixtures DIR]
                            [--unsupported-exit-code N] [--baseline FILE]
                            [--schemas DIR] [--shard I/N] [--ctest-measurements]
-                           [--precheck-only | --no-precheck]
+                           [--precheck-only | --no-precheck] [--no-driver-sessions]
                            -- <driver argv...>
   mcp-ping-conformance run --harness official [run options] -- <harness argv...>
   mcp-ping-conformance list --harness official [--markdown]
@@ -48,6 +48,8 @@ run options:
                            (run beside the first cases otherwise); exit 0 when it does
   --no-precheck            skip that check: one run of --precheck-only already made it
                            (the ctest module's precheck test)
+  --no-driver-sessions     start the driver once per case even when it offers to run
+                           case after case in one process (docs/driver-contract.md, v1.3)
   --harness official       the argv is a client harness of the official MCP conformance suite
                            (URL last, MCP_CONFORMANCE_SCENARIO=initialize), run unchanged on
                            the cases it can run (docs/official-harness.md)
@@ -352,6 +354,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("run: give --precheck-only or --no-precheck, not both");
       }
       run.precheck = mode;
+    } else if (word == "--no-driver-sessions") {
+      run.driver_sessions = false;
     } else if (word == "--baseline") {
       run.baseline = std::filesystem::path(value());
     } else if (word == "--schemas") {

@@ -280,6 +280,7 @@ SuiteSetup driver_setup(const RunOptions& options) {
   SuiteSetup setup;
   setup.driver_argv = options.driver_argv;
   setup.official_harness = options.harness.has_value();
+  setup.driver_sessions = !setup.official_harness && options.driver_sessions;
   setup.revision = options.revision;
   setup.timeout_multiplier = options.timeout_multiplier;
   fs::create_directories(options.report_dir);

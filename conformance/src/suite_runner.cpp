@@ -14,6 +14,7 @@
 #include "conformance/case_schedule.hpp"
 #include "conformance/child_process.hpp"
 #include "conformance/driver_protocol.hpp"
+#include "conformance/driver_session.hpp"
 #include "conformance/job_budget.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -75,6 +76,8 @@ ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transpo
   SpawnSpec spec;
   spec.argv = invocation.argv;
   spec.extra_env = invocation.env;
+  // A driver that can run cases in sessions says so first on stdout (contract v1.3).
+  if (setup.driver_sessions) spec.extra_env[kSessionVariable] = "1";
   spec.stdout_file = dir / "client.stdout";
   spec.stderr_file = dir / "client.stderr";
   spec.deadline = std::chrono::milliseconds(
@@ -111,8 +114,19 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   // before the pre-check had a thread: rethrown here, never escaping the thread.
   std::exception_ptr precheck_failure;
   std::thread precheck;
-  const auto run_one = [&](std::size_t i) {
-    CaseResult result = run_case(cases[i], setup);
+  // Set once the pre-check saw the driver offer sessions: the cases started from then on run
+  // in one driver process per job slot (contract v1.3); those started before, in their own.
+  std::atomic<bool> sessions{false};
+  const auto check_sessions = [&] {
+    if (setup.driver_sessions &&
+        offers_sessions(
+            try_read_file_head(setup.report_dir / "precheck" / "client.stdout", 4096).value_or("")))
+      sessions = true;
+  };
+  const auto run_one = [&](std::size_t i, std::optional<DriverSession>& session) {
+    if (sessions && !session && !setup.official_harness)
+      session.emplace(setup.driver_argv, setup.report_dir);
+    CaseResult result = run_case(cases[i], setup, session ? &*session : nullptr);
     const std::lock_guard lock(output);
     if (stopped) return;
     ++done;
@@ -133,12 +147,14 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
       const auto wall = precheck_driver(setup, cases.front().transport).wall;
       cost.wall_s = std::chrono::duration<double>(wall).count();
       prechecked = true;
+      check_sessions();
     } else {
       // A harness has no pre-check: its first case, alone, measures it (a whole case, so
       // more than its start-up: the choice errs on the side of fewer at once).
       ran = schedule.busy.front();
       const auto t0 = std::chrono::steady_clock::now();
-      run_one(*ran);
+      std::optional<DriverSession> alone;
+      run_one(*ran, alone);
       cost.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       what = "harness (its first case alone)";
     }
@@ -159,6 +175,7 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
     precheck = std::thread([&] {
       try {
         precheck_driver(setup, cases.front().transport);
+        check_sessions();
       } catch (...) {
         {
           const std::lock_guard lock(output);
@@ -174,7 +191,9 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
   const auto run_all = [&](const std::vector<std::size_t>& order, std::size_t slots) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
-      for (std::size_t k = next++; k < order.size() && !stopped; k = next++) run_one(order[k]);
+      std::optional<DriverSession> session;  // this job slot's driver process, when sessions
+      for (std::size_t k = next++; k < order.size() && !stopped; k = next++)
+        run_one(order[k], session);
     };
     slots = std::max<std::size_t>(1, std::min(slots, order.size()));
     std::vector<std::thread> threads;

@@ -1,4 +1,4 @@
-// mcp-ping-conformance driver (contract v1.2, docs/driver-contract.md) for the Vercel AI SDK's
+// mcp-ping-conformance driver (contract v1.3, docs/driver-contract.md) for the Vercel AI SDK's
 // MCP client, @ai-sdk/mcp (docs/clients/ai-sdk.md). Built on the Node.js driver kit, which does
 // the plumbing: refusals, validation, the step loop, one JSON line per step, a clean stdout.
 //
@@ -61,4 +61,6 @@ await runDriver({
     close: () => client.close(),
   },
   errorCode: (error) => (MCPClientError.isInstance(error) && Number.isInteger(error.code) ? error.code : undefined),
+  // In a session (contract v1.3) the next case must not find this one's client.
+  endCase: () => { client = undefined; },
 });

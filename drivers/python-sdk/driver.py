@@ -1,4 +1,4 @@
-"""Driver (contract v1.2, docs/driver-contract.md) for the official MCP Python SDK's client,
+"""Driver (contract v1.3, docs/driver-contract.md) for the official MCP Python SDK's client,
 the `mcp` package from PyPI, on the Python driver kit (drivers/kit/README.md). It uses only
 the SDK's public client API: `mcp.Client` over `stdio_client`, `streamable_http_client` and
 `sse_client`.
@@ -142,4 +142,5 @@ def error_code(error):
 run_driver(name=NAME,
            ops={"connect": connect, "call_tool": call_tool, "list_tools": list_tools, "ping": ping,
                 "close": close},
-           error_code=error_code)
+           error_code=error_code,
+           preload=import_sdk)  # a session (contract v1.3) imports the SDK once, not per case

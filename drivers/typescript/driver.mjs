@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Driver (contract v1.2, docs/driver-contract.md) for the TypeScript MCP SDK client,
+// Driver (contract v1.3, docs/driver-contract.md) for the TypeScript MCP SDK client,
 // @modelcontextprotocol/sdk, on the Node driver kit (drivers/kit/README.md). It uses only the
 // SDK's public client API.
 //
@@ -46,4 +46,6 @@ await runDriver({
     close: () => client.close(),
   },
   errorCode: (error) => (error instanceof McpError ? error.code : undefined),
+  // In a session (contract v1.3) the next case must not find this one's client.
+  endCase: () => { client = undefined; },
 });

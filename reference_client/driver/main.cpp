@@ -1,5 +1,5 @@
 // mcp-reference-driver: runs the conformance suite's steps against the reference client
-// (driver contract v1.2, docs/driver-contract.md) on the C++ driver kit, which does the
+// (driver contract v1.3, docs/driver-contract.md) on the C++ driver kit, which does the
 // plumbing: environment, validation, exit 127 for anything unsupported, one JSON line per step.
 
 #include "mcp/client.hpp"

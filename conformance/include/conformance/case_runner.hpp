@@ -31,6 +31,9 @@ struct SuiteSetup {
   // The specification's schemas (--schemas): every client message is validated against the
   // session's revision (wire:schema-valid). None: schema validation is off.
   std::shared_ptr<const SchemaSet> schemas;
+  // Ask the driver, at its pre-check, whether it runs cases in sessions (driver contract
+  // v1.3); off with --no-driver-sessions and for a harness.
+  bool driver_sessions = false;
 };
 
 // The folder of a case's evidence: <report dir>/cases/<transport>/<case id>.
@@ -44,7 +47,11 @@ class BackgroundProcess;
 std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds timeout,
                             const std::filesystem::path& stderr_file);
 
-CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup);
+class DriverSession;
+
+// Runs the case in its own driver process, or as the next case of `session` when given.
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup,
+                    DriverSession* session = nullptr);
 
 // A case's result before it runs: what it is (id, transport, title, description, catches).
 CaseResult case_result_for(const Scenario& scenario, const std::string& transport);

@@ -35,6 +35,9 @@ struct RunOptions {
   // The driver's pre-check (docs/writing-a-driver.md, step 1): beside the first cases, alone
   // (the ctest module's precheck test), or not at all (its case tests, which need that test).
   enum class Precheck { kBeside, kOnly, kSkip } precheck = Precheck::kBeside;
+  // A driver that offers it at its pre-check runs its cases in one process per job slot
+  // (driver contract v1.3); --no-driver-sessions: one process per case, as in v1.2.
+  bool driver_sessions = true;
   // "official": driver_argv is an official-suite client harness (docs/official-harness.md).
   std::optional<std::string> harness;
   std::vector<std::string> driver_argv;

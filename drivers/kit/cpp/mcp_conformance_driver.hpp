@@ -1,4 +1,4 @@
-// The plumbing of an mcp-ping-conformance driver (driver contract v1.2,
+// The plumbing of an mcp-ping-conformance driver (driver contract v1.3,
 // docs/driver-contract.md) in one header that needs only nlohmann_json and POSIX. A driver
 // supplies one handler per op, the part specific to its client library, and hands over:
 //
@@ -11,11 +11,19 @@
 // handler for before any handler runs, 2 for a malformed context, runs the steps in order
 // (idle is a plain sleep; call_tools_concurrently runs call_tool on one thread per call when
 // the driver sets concurrent_calls), prints one JSON line per step on stdout, and points
-// everything else written to stdout at stderr. drivers/kit/README.md.
+// everything else written to stdout at stderr. Asked for a session (MCP_CONFORMANCE_SESSION=1,
+// contract v1.3), it runs case after case from its stdin, each in a process forked from this
+// one, so that no case sees what another left behind. drivers/kit/README.md.
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -24,10 +32,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -40,6 +51,11 @@ using json = nlohmann::json;
 
 inline constexpr int kExitUnsupported = 127;
 inline constexpr int kExitMalformed = 2;
+// Sessions (contract v1.3): the first line on stdout, and the variables each case sets.
+inline constexpr const char* kSessionHello = "{\"driver_sessions\":1}";
+inline constexpr const char* kCaseVariables[] = {
+    "MCP_CONFORMANCE_SCENARIO", "MCP_CONFORMANCE_TRANSPORT", "MCP_CONFORMANCE_PROTOCOL_VERSION",
+    "MCP_CONFORMANCE_CONTEXT"};
 
 // Thrown by a handler to fail its step. `code` must be a JSON-RPC error code (never an HTTP
 // status): the suite reads it as the one the server sent.
@@ -325,20 +341,18 @@ inline json run_step(const Handlers& handlers, const std::string& name, const Co
 
 }  // namespace detail
 
-// Runs the driver; main() returns what it returns: 0 after every step, 127 or 2 before any.
-inline int run_driver(int argc, char** argv, const Handlers& handlers) {
-  std::string name = handlers.name;
-  if (name.empty() && argc > 0) name = argv[0];
-  name = name.substr(name.find_last_of('/') + 1);
+namespace detail {
+
+// One case from the environment and argv: its exit status.
+inline int run_case(int argc, char** argv, const Handlers& handlers, const std::string& name,
+                    const Report& report) {
   Context ctx;
   try {
-    ctx = detail::read_invocation(argc, argv, handlers);
-  } catch (const detail::Refusal& refusal) {
+    ctx = read_invocation(argc, argv, handlers);
+  } catch (const Refusal& refusal) {
     std::cerr << name << ": " << refusal.message << '\n';
     return refusal.status;
   }
-
-  const detail::Report report;
   const json& steps = ctx.context["steps"];
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Step step{i, steps[i]["op"].get<std::string>(), steps[i], std::nullopt};
@@ -348,11 +362,129 @@ inline int run_driver(int argc, char** argv, const Handlers& handlers) {
     // Ordered for the human reader: step, op, ok, then result or error.
     nlohmann::ordered_json line = {{"step", i}, {"op", step.op}};
     const std::string what = "step " + std::to_string(i) + " (" + step.op + ")";
-    line.update(detail::attempt(handlers, name, what,
-                                [&] { return detail::run_step(handlers, name, ctx, step); }));
+    line.update(attempt(handlers, name, what, [&] { return run_step(handlers, name, ctx, step); }));
     report.write_line(line);
   }
   return 0;
+}
+
+// The processes whose parent is this one: what the cases left, adopted as a subreaper.
+inline std::vector<pid_t> adopted_children() {
+  std::vector<pid_t> found;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return found;
+  const std::string me = std::to_string(::getpid());
+  while (const dirent* entry = ::readdir(proc)) {
+    const std::string pid = entry->d_name;
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::string state, parent;
+    std::istringstream fields(text.substr(paren + 1));
+    if (fields >> state >> parent && parent == me) found.push_back(std::stoi(pid));
+  }
+  ::closedir(proc);
+  return found;
+}
+
+// Up to two seconds for what a case left (its stdio server) to end by itself, then SIGKILL. As
+// a subreaper the session process is the parent of those orphans: waitpid(-1) reaps them, and
+// says when none is left.
+inline void reap_leftovers() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    const pid_t reaped = ::waitpid(-1, nullptr, WNOHANG);
+    if (reaped > 0) continue;
+    if (reaped < 0 && errno != EINTR) return;  // ECHILD: nothing left
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (const pid_t pid : adopted_children()) ::kill(pid, SIGKILL);
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+}
+
+// A case per line of stdin, each in a child forked from this process (a fresh client every
+// time); the child's end is the case's.
+inline void run_session(int argc, char** argv, const Handlers& handlers, const std::string& name,
+                        const Report& report) {
+#ifdef __linux__
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
+  for (std::string text; std::getline(std::cin, text);) {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const json request = json::parse(text, nullptr, false);
+    if (!request.is_object()) {
+      std::cerr << name << ": not a case: " << text << '\n';
+      std::_Exit(kExitMalformed);
+    }
+    const json number = request.value("case", json());
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);  // nothing buffered is written twice, by the parent and the child
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+      for (const char* variable : kCaseVariables) ::unsetenv(variable);
+      const json env = request.value("env", json::object());
+      for (const auto& [variable, value] : env.items()) {
+        if (value.is_string()) ::setenv(variable.c_str(), value.get<std::string>().c_str(), 1);
+      }
+      std::vector<std::string> words(argv, argv + argc);
+      for (const json& word : request.value("args", json::array())) {
+        if (word.is_string()) words.push_back(word.get<std::string>());
+      }
+      std::vector<char*> args;
+      for (auto& word : words) args.push_back(word.data());
+      args.push_back(nullptr);
+      const int status =
+          run_case(static_cast<int>(words.size()), args.data(), handlers, name, report);
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
+      std::_Exit(status);
+    }
+    int status = 0;
+    if (pid > 0) {
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    reap_leftovers();
+    nlohmann::ordered_json end = {{"case_end", number}};
+    if (pid < 0) {
+      end["exit"] = 1;
+    } else if (WIFSIGNALED(status)) {
+      end["signal"] = WTERMSIG(status);
+    } else {
+      end["exit"] = WEXITSTATUS(status);
+    }
+    std::cerr << ("mcp-conformance: end of case " + number.dump() + "\n") << std::flush;
+    report.write_line(end);
+  }
+}
+
+}  // namespace detail
+
+// Runs the driver; main() returns what it returns: 0 after every step, 127 or 2 before any;
+// in a session (contract v1.3), 0 at the end of its stdin.
+inline int run_driver(int argc, char** argv, const Handlers& handlers) {
+  std::string name = handlers.name;
+  if (name.empty() && argc > 0) name = argv[0];
+  name = name.substr(name.find_last_of('/') + 1);
+  const char* session = std::getenv("MCP_CONFORMANCE_SESSION");
+  const bool in_session = session != nullptr && std::string(session) == "1";
+  if (in_session) {
+    std::cout << kSessionHello << '\n' << std::flush;
+  }
+  const detail::Report report;
+  if (in_session && std::getenv("MCP_CONFORMANCE_CONTEXT") == nullptr) {
+    detail::run_session(argc, argv, handlers, name, report);
+    return 0;
+  }
+  return detail::run_case(argc, argv, handlers, name, report);
 }
 
 }  // namespace mcp_conformance

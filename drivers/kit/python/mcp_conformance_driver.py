@@ -1,4 +1,4 @@
-"""The plumbing of an mcp-ping-conformance driver (driver contract v1.2,
+"""The plumbing of an mcp-ping-conformance driver (driver contract v1.3,
 docs/driver-contract.md) for Python, standard library only. A driver supplies one callable
 per op, the part specific to its client library, and hands over::
 
@@ -11,8 +11,10 @@ the environment, exits 127 for a transport or op the driver has no callable for 
 runs, 2 for a malformed context, runs the steps in order (idle is asyncio.sleep, so the
 library's own tasks go on; call_tools_concurrently gathers one call_tool per call, plain
 functions each on a thread of their own), prints one JSON line per step on stdout, sends everything else
-written to stdout (print, a C extension, a child process) to stderr, and exits 0.
-drivers/kit/README.md.
+written to stdout (print, a C extension, a child process) to stderr, and exits 0. Asked for
+a session (MCP_CONFORMANCE_SESSION=1, contract v1.3), it runs case after case from its stdin,
+each in a process forked from this one once the library is imported, so that no case sees
+what another left behind. drivers/kit/README.md.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import asyncio
 import inspect
 import json
 import os
+import signal
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NoReturn, Optional, Sequence
 
@@ -31,6 +35,13 @@ ALL_TRANSPORTS = ("stdio", "streamable-http", "sse")
 KNOWN_OPS = ("connect", "call_tool", "list_tools", "ping", "idle", "close")
 # The kit's own ops, and the driver callable each needs.
 KIT_OPS = {"idle": None, "call_tools_concurrently": "call_tool"}
+# Sessions (contract v1.3): the first line on stdout, the variables each case sets, and how
+# long the processes a case left get to end by themselves (a stdio server ends at the end of
+# its stdin) before they are killed.
+SESSION_HELLO = '{"driver_sessions":1}'
+CASE_VARIABLES = ("MCP_CONFORMANCE_SCENARIO", "MCP_CONFORMANCE_TRANSPORT",
+                  "MCP_CONFORMANCE_PROTOCOL_VERSION", "MCP_CONFORMANCE_CONTEXT")
+CHILD_GRACE_S = 2.0
 
 
 @dataclass
@@ -215,11 +226,118 @@ async def _run_steps(ctx, steps, ops, error_code, report, log) -> None:
         report.flush()
 
 
+def _run_case(ops, transports, error_code, report, log) -> int:
+    """One case from the environment and sys.argv: its exit status."""
+    try:
+        ctx, steps = _read_invocation(transports, ops)
+    except _Refusal as refusal:
+        log(str(refusal))
+        return refusal.status
+    # Not asyncio.run(): it would wait for the tasks and threads the library left behind.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.run_until_complete(_run_steps(ctx, steps, ops, error_code, report, log))
+    return 0
+
+
+def _adopted_children() -> list:
+    # The processes whose parent is this one: the cases' leftovers, adopted as a subreaper.
+    me, found = os.getpid(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == me:
+            found.append(int(entry))
+    return found
+
+
+def _reap_leftovers() -> None:
+    # Waits up to CHILD_GRACE_S for what the case left (its stdio server) to end, then kills it.
+    # As a subreaper this process is the parent of those orphans: waitpid(-1) reaps them, and
+    # says when none is left.
+    until = time.monotonic() + CHILD_GRACE_S
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # nothing left
+        if pid:
+            continue
+        if time.monotonic() >= until:
+            break
+        time.sleep(0.002)
+    for pid in _adopted_children():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _run_session(ops, transports, error_code, report, log, preload) -> None:
+    # A case per line of stdin, each in a child forked from this process: a fresh client, loop
+    # and set of threads every time, the library already imported. The child's end is the
+    # case's; the variables and the appended words are the request's.
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come here
+    except (OSError, AttributeError):
+        pass
+    if preload is not None:
+        preload()  # once, here: every case's process then starts with it done
+    own_args = list(sys.argv)
+    for text in sys.stdin.buffer:
+        if not text.strip():
+            continue
+        request = json.loads(text)
+        sys.stderr.flush()
+        report.flush()
+        pid = os.fork()
+        if pid == 0:
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            for variable in CASE_VARIABLES:
+                os.environ.pop(variable, None)
+            os.environ.update(request.get("env", {}))
+            sys.argv = own_args + list(request.get("args", []))
+            status = _run_case(ops, transports, error_code, report, log)
+            report.flush()
+            sys.stderr.flush()
+            os._exit(status)
+        _, status = os.waitpid(pid, 0)
+        _reap_leftovers()
+        end = {"case_end": request.get("case")}
+        if os.WIFSIGNALED(status):
+            end["signal"] = os.WTERMSIG(status)
+        else:
+            end["exit"] = os.WEXITSTATUS(status)
+        sys.stderr.write(f"mcp-conformance: end of case {request.get('case')}\n")
+        sys.stderr.flush()
+        report.write(json.dumps(end, separators=(",", ":")) + "\n")
+        report.flush()
+
+
 def run_driver(*, ops: Mapping[str, Callable], transports: Sequence[str] = ALL_TRANSPORTS,
                error_code: Optional[Callable[[BaseException], Optional[int]]] = None,
-               name: Optional[str] = None) -> NoReturn:
+               name: Optional[str] = None,
+               preload: Optional[Callable[[], None]] = None) -> NoReturn:
     """Runs the steps with `ops` (op name -> callable; connect gets the Context, the others
-    the step dict with its fields, timeout_ms among them) and exits."""
+    the step dict with its fields, timeout_ms among them) and exits. `preload`, when given,
+    is run once by a session (contract v1.3) before its first case: the costly imports of a
+    library that imports them lazily, so that each case's process starts with them done."""
     unknown = [op for op in ops if op in KIT_OPS or op not in KNOWN_OPS]
     if unknown:
         raise TypeError(f"run_driver: no such op {', '.join(unknown)} "
@@ -229,18 +347,17 @@ def run_driver(*, ops: Mapping[str, Callable], transports: Sequence[str] = ALL_T
     def log(message: str) -> None:
         print(f"{name}: {message}", file=sys.stderr, flush=True)
 
-    try:
-        ctx, steps = _read_invocation(transports, ops)
-    except _Refusal as refusal:
-        log(str(refusal))
-        sys.exit(refusal.status)
+    session = os.environ.get("MCP_CONFORMANCE_SESSION") == "1"
+    if session:
+        sys.stdout.write(SESSION_HELLO + "\n")
     report = _take_stdout()
-    # Not asyncio.run(): it would wait for the tasks and threads the library left behind.
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    loop.run_until_complete(_run_steps(ctx, steps, ops, error_code, report, log))
+    if session and "MCP_CONFORMANCE_CONTEXT" not in os.environ:
+        _run_session(ops, transports, error_code, report, log, preload)
+        status = 0
+    else:
+        status = _run_case(ops, transports, error_code, report, log)
     report.flush()
     sys.stderr.flush()
     # Exit at once: tasks, threads or child processes the library left must not keep the
     # driver alive.
-    os._exit(0)
+    os._exit(status)

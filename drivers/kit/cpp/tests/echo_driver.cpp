@@ -2,6 +2,8 @@
 // 'fail-kit' (the kit's Error with a code) and 'fail-unknown' (no std::exception). Its
 // call_tool is thread-safe (concurrent_calls), unless the first argument is --sequential-calls.
 
+#include <unistd.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -55,6 +57,20 @@ json call_tool(const Step& step) {
   if (name == "fail-plain") throw std::runtime_error("plain failure");
   if (name == "fail-kit") throw mcp_conformance::Error("kit failure", -32000);
   if (name == "fail-unknown") throw 42;
+  if (name == "spawn-child") {  // a child that ends only at the end of its stdin, left running
+    int ends[2];
+    if (::pipe(ends) != 0) throw std::runtime_error("pipe");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(ends[0], STDIN_FILENO);
+      ::close(ends[1]);
+      ::execlp("cat", "cat", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(ends[0]);  // the write end stays open, as a library's pipe to its server does
+    std::cerr << "child " << pid << std::endl;
+    return {{"spawned", true}};
+  }
   if (name == "log") {
     std::cout << "noise" << std::endl;
     std::printf("noise through printf\n");

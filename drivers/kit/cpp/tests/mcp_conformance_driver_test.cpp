@@ -36,7 +36,8 @@ struct DriverRun {
 // does a null `transport`.
 DriverRun run_echo_driver(const std::string& name, const json& context,
                           const json& transport = "stdio",
-                          const std::vector<std::string>& args = {}) {
+                          const std::vector<std::string>& args = {}, bool session = false,
+                          const std::string& input = "") {
   std::string folder = name;
   for (char& c : folder) {
     if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
@@ -49,6 +50,13 @@ DriverRun run_echo_driver(const std::string& name, const json& context,
   }
   mcpping::SpawnSpec spec;
   spec.argv = {MCP_KIT_ECHO_DRIVER};
+  if (!input.empty()) {
+    // A session's requests on its stdin (the runner's stdin otherwise is /dev/null).
+    std::ofstream(dir / "stdin") << input;
+    spec.argv = {"/bin/sh", "-c", "exec \"$0\" <\"$1\"", MCP_KIT_ECHO_DRIVER,
+                 (dir / "stdin").string()};
+  }
+  if (session) spec.extra_env["MCP_CONFORMANCE_SESSION"] = "1";
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.extra_env["MCP_CONFORMANCE_PROTOCOL_VERSION"] = "2025-11-25";
   if (!transport.is_null()) spec.extra_env["MCP_CONFORMANCE_TRANSPORT"] = transport;
@@ -92,13 +100,22 @@ std::vector<json> shared_cases() {
   return spec.at("cases").get<std::vector<json>>();
 }
 
+// A shared case's or session's name as a test name.
+std::string test_name(const ::testing::TestParamInfo<json>& info) {
+  std::string name = info.param["name"];
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  }
+  return name;
+}
+
 class SharedCase : public ::testing::TestWithParam<json> {};
 
 TEST_P(SharedCase, BehavesAsSpecified) {
   const json& c = GetParam();
   const DriverRun run =
       run_echo_driver(c["name"], c["context"], c.value("transport", json("stdio")),
-                      c.value("args", std::vector<std::string>{}));
+                      c.value("args", std::vector<std::string>{}), c.value("session", false));
   ASSERT_EQ(run.outcome.kind, mcpping::ChildOutcome::Kind::kExited)
       << mcpping::describe(run.outcome);
   EXPECT_EQ(run.outcome.exit_code, c["exit"].get<int>()) << run.err;
@@ -112,14 +129,52 @@ TEST_P(SharedCase, BehavesAsSpecified) {
   EXPECT_GE(run.outcome.wall.count(), c.value("min_wall_ms", 0));
 }
 
-INSTANTIATE_TEST_SUITE_P(Kit, SharedCase, ::testing::ValuesIn(shared_cases()),
-                         [](const ::testing::TestParamInfo<json>& info) {
-                           std::string name = info.param["name"];
-                           for (char& c : name) {
-                             if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Kit, SharedCase, ::testing::ValuesIn(shared_cases()), test_name);
+
+std::vector<json> shared_sessions() {
+  return json::parse(read_text(MCP_KIT_CASES)).at("sessions").get<std::vector<json>>();
+}
+
+// A session (contract v1.3): one request per line on stdin, then the end of stdin.
+class SharedSession : public ::testing::TestWithParam<json> {};
+
+TEST_P(SharedSession, BehavesAsSpecified) {
+  const json& s = GetParam();
+  std::string input;
+  for (std::size_t i = 0; i < s["requests"].size(); ++i) {
+    const json& r = s["requests"][i];
+    const json& context = r["context"];
+    const json env = {{"MCP_CONFORMANCE_TRANSPORT", r["transport"]},
+                      {"MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25"},
+                      {"MCP_CONFORMANCE_CONTEXT",
+                       context.is_string() ? context.get<std::string>() : context.dump()}};
+    input +=
+        json{{"case", i + 1}, {"env", env}, {"args", r.value("args", json::array())}}.dump() + "\n";
+  }
+  const DriverRun run = run_echo_driver(s["name"], nullptr, nullptr, {}, true, input);
+  ASSERT_EQ(run.outcome.kind, mcpping::ChildOutcome::Kind::kExited)
+      << mcpping::describe(run.outcome);
+  EXPECT_EQ(run.outcome.exit_code, s["exit"].get<int>()) << run.err;
+  EXPECT_EQ(step_lines(run.out), s["stdout"]) << run.err;
+  std::size_t at = 0;
+  for (const auto& text : s["stderr"].get<std::vector<std::string>>()) {
+    const auto found = run.err.find(text, at);
+    ASSERT_NE(found, std::string::npos) << "no \"" << text << "\" (in order) in:\n" << run.err;
+    at = found + text.size();
+  }
+  if (s.value("children_gone", false)) {
+    std::istringstream lines(run.err);
+    int children = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("child ", 0) != 0) continue;
+      ++children;
+      EXPECT_FALSE(std::filesystem::exists("/proc/" + line.substr(6))) << line << " still there";
+    }
+    EXPECT_GT(children, 0) << run.err;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kit, SharedSession, ::testing::ValuesIn(shared_sessions()), test_name);
 
 const json kServer = {{"command", {"/bin/false"}}};
 

@@ -2,6 +2,7 @@
 // were given, plus tool names whose errors escape every promise ('stray-exception',
 // 'stray-rejection') and a result that is not JSON ('not-json').
 import { runDriver } from '../mcp-conformance-driver.mjs';
+import { spawn } from 'node:child_process';
 
 class LibraryError extends Error {
   constructor(code, message) {
@@ -46,6 +47,12 @@ const tools = {
     return never();
   },
   'not-json': () => ({ value: 1n }),
+  // A child that ends only at the end of its stdin, left running.
+  'spawn-child': () => {
+    const child = spawn('cat', [], { stdio: ['pipe', 'ignore', 'inherit'] });
+    process.stderr.write(`child ${child.pid}\n`);
+    return { spawned: true };
+  },
   rendezvous,
 };
 

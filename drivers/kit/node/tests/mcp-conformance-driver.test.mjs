@@ -3,15 +3,16 @@
 // that are not JSON). Run: node --test drivers/kit/node/tests/
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import test from 'node:test';
 
 const echoDriver = new URL('./echo-driver.mjs', import.meta.url).pathname;
-const { cases } = JSON.parse(readFileSync(new URL('../../tests/cases.json', import.meta.url), 'utf8'));
+const { cases, sessions } = JSON.parse(readFileSync(new URL('../../tests/cases.json', import.meta.url), 'utf8'));
 
-function runEchoDriver(context, transport = 'stdio', args = [], timeout = 60000) {
+function runEchoDriver(context, transport = 'stdio', args = [], timeout = 60000, session = false) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MCP_CONFORMANCE_')));
+  if (session) env.MCP_CONFORMANCE_SESSION = '1';
   env.MCP_CONFORMANCE_PROTOCOL_VERSION = '2025-11-25';
   if (transport !== null) env.MCP_CONFORMANCE_TRANSPORT = transport;
   if (context !== null) env.MCP_CONFORMANCE_CONTEXT = typeof context === 'string' ? context : JSON.stringify(context);
@@ -25,7 +26,7 @@ const stepLines = (stdout) => stdout.split('\n').filter((line) => line !== '').m
 
 for (const c of cases) {
   test(c.name, () => {
-    const done = runEchoDriver(c.context, c.transport === undefined ? 'stdio' : c.transport, c.args ?? []);
+    const done = runEchoDriver(c.context, c.transport === undefined ? 'stdio' : c.transport, c.args ?? [], 60000, c.session);
     assert.equal(done.status, c.exit, done.stderr);
     assert.deepEqual(stepLines(done.stdout), c.stdout ?? [], done.stderr);
     for (const text of c.stderr ?? []) assert.ok(done.stderr.includes(text), `no "${text}" in stderr:\n${done.stderr}`);
@@ -34,6 +35,37 @@ for (const c of cases) {
       assert.deepEqual(calls, c.calls, done.stderr);
     }
     assert.ok(done.wallMs >= (c.min_wall_ms ?? 0), `took ${done.wallMs} ms`);
+  });
+}
+
+// A session (contract v1.3): one request per line on stdin, then the end of stdin.
+for (const s of sessions) {
+  test(`session: ${s.name}`, () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MCP_CONFORMANCE_')));
+    env.MCP_CONFORMANCE_SESSION = '1';
+    const input = s.requests.map((r, i) => `${JSON.stringify({
+      case: i + 1,
+      env: {
+        MCP_CONFORMANCE_TRANSPORT: r.transport,
+        MCP_CONFORMANCE_PROTOCOL_VERSION: '2025-11-25',
+        MCP_CONFORMANCE_CONTEXT: typeof r.context === 'string' ? r.context : JSON.stringify(r.context),
+      },
+      args: r.args ?? [],
+    })}\n`).join('');
+    const done = spawnSync(process.execPath, [echoDriver], { env, input, encoding: 'utf8', timeout: 60000 });
+    assert.equal(done.status, s.exit, done.stderr);
+    assert.deepEqual(stepLines(done.stdout), s.stdout, done.stderr);
+    let from = 0;
+    for (const text of s.stderr) {
+      const at = done.stderr.indexOf(text, from);
+      assert.ok(at >= 0, `no "${text}" (in order) in stderr:\n${done.stderr}`);
+      from = at + text.length;
+    }
+    if (s.children_gone) {
+      const pids = [...done.stderr.matchAll(/^child (\d+)$/gm)].map((m) => m[1]);
+      assert.ok(pids.length > 0, done.stderr);
+      for (const pid of pids) assert.ok(!existsSync(`/proc/${pid}`), `child ${pid} still there`);
+    }
   });
 }
 

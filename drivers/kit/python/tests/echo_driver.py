@@ -4,6 +4,7 @@ call_tool is a plain function, or with the first argument --async-calls a corout
 
 import asyncio
 import os
+import subprocess
 import sys
 import threading
 
@@ -15,6 +16,8 @@ class LibraryError(Exception):
     def __init__(self, code, message):
         super().__init__(message)
         self.rpc_code = code
+
+CHILDREN = []  # held, so that their pipes stay open
 
 
 def called(op):
@@ -47,6 +50,11 @@ def call_tool(step):
         return {"logged": True}
     if name == "not-json":
         return {"value": object()}
+    if name == "spawn-child":  # a child that ends only at the end of its stdin, left running
+        child = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        CHILDREN.append(child)
+        print(f"child {child.pid}", file=sys.stderr, flush=True)
+        return {"spawned": True}
     if name == "rendezvous":
         BARRIER.wait()
     return {"name": name, "arguments": step.get("arguments", {}),

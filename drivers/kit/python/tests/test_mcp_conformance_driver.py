@@ -12,11 +12,14 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ECHO_DRIVER = os.path.join(HERE, "echo_driver.py")
 with open(os.path.join(HERE, "..", "..", "tests", "cases.json"), encoding="utf-8") as spec:
-    CASES = json.load(spec)["cases"]
+    SPEC = json.load(spec)
+    CASES, SESSIONS = SPEC["cases"], SPEC["sessions"]
 
 
-def run_echo_driver(context, transport="stdio", args=()):
+def run_echo_driver(context, transport="stdio", args=(), session=False):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_CONFORMANCE_")}
+    if session:
+        env["MCP_CONFORMANCE_SESSION"] = "1"
     env["MCP_CONFORMANCE_PROTOCOL_VERSION"] = "2025-11-25"
     if transport is not None:
         env["MCP_CONFORMANCE_TRANSPORT"] = transport
@@ -38,7 +41,7 @@ class SharedCases(unittest.TestCase):
         for case in CASES:
             with self.subTest(case["name"]):
                 done, wall_ms = run_echo_driver(case["context"], case.get("transport", "stdio"),
-                                                case.get("args", []))
+                                                case.get("args", []), case.get("session", False))
                 self.assertEqual(done.returncode, case["exit"], done.stderr)
                 self.assertEqual(step_lines(done.stdout), case.get("stdout", []), done.stderr)
                 for text in case.get("stderr", []):
@@ -47,6 +50,37 @@ class SharedCases(unittest.TestCase):
                     calls = [line[5:] for line in done.stderr.splitlines() if line.startswith("call ")]
                     self.assertEqual(calls, case["calls"], done.stderr)
                 self.assertGreaterEqual(wall_ms, case.get("min_wall_ms", 0))
+
+
+class SharedSessions(unittest.TestCase):
+    """A session (contract v1.3): one request per line on stdin, then the end of stdin."""
+
+    def test_sessions(self):
+        for session in SESSIONS:
+            with self.subTest(session["name"]):
+                env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_CONFORMANCE_")}
+                env["MCP_CONFORMANCE_SESSION"] = "1"
+                lines = []
+                for number, request in enumerate(session["requests"], 1):
+                    context = request["context"]
+                    lines.append(json.dumps({"case": number, "args": request.get("args", []), "env": {
+                        "MCP_CONFORMANCE_TRANSPORT": request["transport"],
+                        "MCP_CONFORMANCE_PROTOCOL_VERSION": "2025-11-25",
+                        "MCP_CONFORMANCE_CONTEXT": context if isinstance(context, str) else json.dumps(context)}}))
+                done = subprocess.run([sys.executable, ECHO_DRIVER], env=env, input="\n".join(lines) + "\n",
+                                      capture_output=True, text=True, timeout=60, check=False)
+                self.assertEqual(done.returncode, session["exit"], done.stderr)
+                self.assertEqual(step_lines(done.stdout), session["stdout"], done.stderr)
+                at = 0
+                for text in session["stderr"]:
+                    found = done.stderr.find(text, at)
+                    self.assertGreaterEqual(found, 0, f"no {text!r} (in order) in {done.stderr}")
+                    at = found + len(text)
+                if session.get("children_gone"):
+                    pids = [line[6:] for line in done.stderr.splitlines() if line.startswith("child ")]
+                    self.assertTrue(pids, done.stderr)
+                    for pid in pids:
+                        self.assertFalse(os.path.exists(f"/proc/{pid}"), f"child {pid} still there")
 
 
 class PythonSpecifics(unittest.TestCase):

@@ -1,0 +1,362 @@
+#include "conformance/driver_session.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <fstream>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "conformance/process_detail.hpp"
+
+namespace mcpping {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+std::string session_stderr_marker(unsigned long case_number) {
+  return "mcp-conformance: end of case " + std::to_string(case_number) + "\n";
+}
+
+bool offers_sessions(const std::string& stdout_text) {
+  const std::string first = stdout_text.substr(0, stdout_text.find('\n'));
+  const json hello = json::parse(first, nullptr, false);
+  return hello.is_object() && hello.value("driver_sessions", json()) == json(1);
+}
+
+std::string session_request(unsigned long case_number, const DriverInvocation& invocation,
+                            std::size_t driver_words) {
+  json args = json::array();
+  for (std::size_t i = driver_words; i < invocation.argv.size(); ++i)
+    args.push_back(invocation.argv[i]);
+  return json{{"case", case_number}, {"env", invocation.env}, {"args", args}}.dump(
+             -1, ' ', false, json::error_handler_t::replace) +
+         "\n";
+}
+
+namespace {
+
+// A file that keeps at most `cap` bytes of what is written to it, and counts the rest.
+class CappedFile {
+ public:
+  CappedFile(const fs::path& file, std::size_t cap)
+      : out_(file, std::ios::binary | std::ios::trunc), cap_(cap) {}
+  ~CappedFile() {
+    if (bytes_ > cap_) {
+      out_ << "\n[mcp-ping-conformance: output cut at " << cap_ << " of " << bytes_ << " bytes]\n";
+    }
+  }
+  CappedFile(const CappedFile&) = delete;
+  CappedFile& operator=(const CappedFile&) = delete;
+
+  void write(std::string_view text) {
+    if (bytes_ < cap_)
+      out_.write(text.data(), static_cast<std::streamsize>(std::min(text.size(), cap_ - bytes_)));
+    bytes_ += text.size();
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::ofstream out_;
+  std::size_t cap_;
+  std::size_t bytes_ = 0;
+};
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// Reads what is there without blocking: false once the other end is closed.
+bool read_available(int fd, std::string& into) {
+  std::array<char, 65536> chunk{};
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n > 0) {
+      into.append(chunk.data(), static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+}
+
+}  // namespace
+
+struct DriverSession::Process {
+  pid_t pid = -1;
+  std::optional<process_groups::LiveGroup> registered;
+  int input = -1;  // our end of its stdin (a socket: a write to a dead driver is EPIPE, no signal)
+  int out = -1;
+  int err = -1;
+  int pidfd = -1;
+  std::string out_buffer;  // stdout read but not yet a whole line
+  std::string err_buffer;  // stderr read but not yet given to a case
+  bool hello_seen = false;
+  std::optional<int> wait_status;  // it has exited (and was reaped)
+
+  ~Process() {
+    if (pid > 0 && !wait_status) {
+      ::kill(-pid, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    } else if (pid > 0) {
+      ::kill(-pid, SIGKILL);  // whatever it left in its group
+    }
+    close_fd(input);
+    close_fd(out);
+    close_fd(err);
+    close_fd(pidfd);
+  }
+
+  // Reaps it when it has exited: true then.
+  bool reap() {
+    if (wait_status) return true;
+    int status = 0;
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    if (got != pid) return false;
+    wait_status = status;
+    close_fd(pidfd);
+    return true;
+  }
+
+  // Up to `grace` for it to end by itself (it ends at the end of its stdin), then SIGKILL.
+  void finish(std::chrono::milliseconds grace) {
+    close_fd(input);
+    if (!reap() && pidfd >= 0) {
+      pollfd waiter{pidfd, POLLIN, 0};
+      ::poll(&waiter, 1, static_cast<int>(grace.count()));
+    }
+    if (!reap()) {
+      ::kill(-pid, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      wait_status = status;
+    }
+    ::kill(-pid, SIGKILL);
+  }
+};
+
+DriverSession::DriverSession(std::vector<std::string> driver_argv, fs::path log_dir)
+    : driver_argv_(std::move(driver_argv)), log_dir_(std::move(log_dir)) {}
+
+DriverSession::~DriverSession() {
+  if (process_) process_->finish(std::chrono::milliseconds(1000));
+}
+
+void DriverSession::retire() { process_.reset(); }
+
+namespace {
+
+// The per-case variables are the request's, never inherited from the runner's environment.
+const std::vector<std::string> kCaseVariables = {
+    "MCP_CONFORMANCE_SCENARIO", "MCP_CONFORMANCE_TRANSPORT", "MCP_CONFORMANCE_PROTOCOL_VERSION",
+    "MCP_CONFORMANCE_CONTEXT"};
+
+}  // namespace
+
+ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const SpawnSpec& spec) {
+  ChildOutcome outcome;
+  const auto started = Clock::now();
+  const unsigned long number = ++cases_;
+  const std::string request = session_request(number, invocation, driver_argv_.size());
+
+  // A process that died, or wrote on stdout between cases, is not given another case.
+  if (process_) {
+    if (!read_available(process_->out, process_->out_buffer) || process_->reap() ||
+        !process_->out_buffer.empty())
+      process_.reset();
+  }
+  if (process_ && !process_->err_buffer.empty()) {
+    std::ofstream(log_dir_ / ("driver-session-" + std::to_string(process_->pid) + ".stderr"),
+                  std::ios::binary | std::ios::app)
+        << process_->err_buffer;
+    process_->err_buffer.clear();
+  }
+  if (!process_) {
+    std::string why;
+    const auto program = process_detail::resolve_program(driver_argv_.front(), why);
+    if (!program) {
+      outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+      outcome.spawn_error = why;
+      return outcome;
+    }
+    auto process = std::make_unique<Process>();
+    int input[2] = {-1, -1};
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    try {
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0 ||
+          ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+        throw std::system_error(errno, std::generic_category(), "pipes for the driver");
+      std::vector<std::string> argv = driver_argv_;
+      argv.front() = program->string();
+      process->pid = process_detail::spawn(
+          *program, argv,
+          process_detail::child_environment({{kSessionVariable, "1"}}, kCaseVariables), input[1],
+          out[1], err[1]);
+    } catch (const std::exception& e) {
+      for (int* fd : {&input[0], &input[1], &out[0], &out[1], &err[0], &err[1]}) close_fd(*fd);
+      outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+      outcome.spawn_error = e.what();
+      return outcome;
+    }
+    process->registered.emplace(process->pid);
+    for (int* fd : {&input[1], &out[1], &err[1]}) close_fd(*fd);
+    process->input = input[0];
+    process->out = out[0];
+    process->err = err[0];
+    ::fcntl(process->out, F_SETFL, O_NONBLOCK);
+    ::fcntl(process->err, F_SETFL, O_NONBLOCK);
+    process->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, process->pid, 0));
+    process_ = std::move(process);
+    ++started_;
+  }
+  Process& p = *process_;
+
+  CappedFile out(spec.stdout_file, spec.capture_cap);
+  CappedFile err(spec.stderr_file, spec.capture_cap);
+  const std::string marker = session_stderr_marker(number);
+  for (std::size_t done = 0; done < request.size();) {
+    const ssize_t n = ::send(p.input, request.data() + done, request.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;  // it is gone: its end is read below, as any crash is
+    done += static_cast<std::size_t>(n);
+  }
+
+  std::optional<json> end_line;
+  bool marker_seen = false;
+  bool out_open = true;
+  bool err_open = true;
+  bool timed_out = false;
+  const auto limit = started + std::max(spec.deadline, spec.deadline_limit);
+  auto deadline_at = started + spec.deadline;
+  // Clock::time_point::max(): not set.
+  constexpr auto kNever = Clock::time_point::max();
+  auto kill_at = kNever;
+  auto drain_until = kNever;  // set at its end line or its exit
+
+  const auto take_stdout = [&] {
+    for (std::size_t nl; !end_line && (nl = p.out_buffer.find('\n')) != std::string::npos;) {
+      const std::string line = p.out_buffer.substr(0, nl);
+      p.out_buffer.erase(0, nl + 1);
+      if (!p.hello_seen && line == kSessionHello) {
+        p.hello_seen = true;
+        continue;
+      }
+      p.hello_seen = true;
+      if (line.rfind(R"({"case_end":)", 0) == 0) {
+        const json parsed = json::parse(line, nullptr, false);
+        if (parsed.is_object() && parsed.value("case_end", json()) == json(number)) {
+          end_line = parsed;
+          continue;
+        }
+      }
+      out.write(line);
+      out.write("\n");
+    }
+  };
+  const auto take_stderr = [&] {
+    if (marker_seen) return;
+    const auto at = p.err_buffer.find(marker);
+    if (at != std::string::npos) {
+      err.write(std::string_view(p.err_buffer).substr(0, at));
+      p.err_buffer.erase(0, at + marker.size());
+      marker_seen = true;
+      return;
+    }
+    // Held back: what could be the start of the marker.
+    const std::size_t keep = std::min(p.err_buffer.size(), marker.size() - 1);
+    err.write(std::string_view(p.err_buffer).substr(0, p.err_buffer.size() - keep));
+    p.err_buffer.erase(0, p.err_buffer.size() - keep);
+  };
+
+  for (;;) {
+    const auto now = Clock::now();
+    if (end_line && marker_seen) break;
+    if (now >= drain_until) break;
+    if (p.wait_status && !out_open && !err_open) break;
+    if (!p.wait_status && !end_line) {
+      if (!timed_out && now >= deadline_at) {
+        if (spec.extend_while && now + spec.kill_grace <= limit && spec.extend_while()) {
+          deadline_at = now + spec.kill_grace;
+        } else {
+          timed_out = true;
+          ::kill(-p.pid, SIGTERM);
+          kill_at = now + spec.kill_grace;
+        }
+      }
+      if (now >= kill_at) {
+        ::kill(-p.pid, SIGKILL);
+        kill_at = kNever;
+      }
+    }
+    std::vector<pollfd> fds;
+    if (out_open) fds.push_back({p.out, POLLIN, 0});
+    if (err_open) fds.push_back({p.err, POLLIN, 0});
+    if (!p.wait_status && p.pidfd >= 0) fds.push_back({p.pidfd, POLLIN, 0});
+    auto wake = Clock::now() + std::chrono::milliseconds(100);
+    if (!timed_out && !end_line) wake = std::min(wake, deadline_at);
+    wake = std::min({wake, kill_at, drain_until});
+    const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(0, wait_ms.count())));
+    if (out_open) {
+      out_open = read_available(p.out, p.out_buffer);
+      take_stdout();
+    }
+    if (err_open) {
+      err_open = read_available(p.err, p.err_buffer);
+      take_stderr();
+    }
+    if (end_line && drain_until == kNever) drain_until = Clock::now() + spec.output_drain;
+    if (!p.wait_status) p.reap();
+    if (p.wait_status && !end_line && drain_until == kNever)
+      drain_until = Clock::now() + spec.output_drain;
+  }
+
+  outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  if (end_line) {
+    // The case ended as the driver reports it.
+    if (end_line->contains("signal") && (*end_line)["signal"].is_number_integer()) {
+      outcome.kind = ChildOutcome::Kind::kSignaled;
+      outcome.signal = (*end_line)["signal"].get<int>();
+    } else {
+      outcome.kind = ChildOutcome::Kind::kExited;
+      const json status = end_line->value("exit", json(0));
+      outcome.exit_code = status.is_number_integer() ? status.get<int>() : 1;
+    }
+  } else if (timed_out) {
+    outcome.kind = ChildOutcome::Kind::kTimedOut;
+  } else if (p.wait_status) {
+    process_detail::record_wait_status(*p.wait_status, outcome);
+  }
+  // What it wrote of a last line without a newline is kept, as a process of its own's is.
+  if (!end_line) out.write(p.out_buffer);
+  if (!marker_seen) err.write(p.err_buffer);
+  // The process takes the next case only after a case it ran to its end with 0 or 127 (a
+  // refusal before any op) and both end markers: after anything else (a crash it reported, a
+  // crash of its own, the deadline, a missing marker) nothing of it is trusted any more.
+  const bool reusable = end_line && marker_seen && outcome.kind == ChildOutcome::Kind::kExited &&
+                        (outcome.exit_code == 0 || outcome.exit_code == kDriverUnsupportedExit);
+  if (!reusable) {
+    p.finish(spec.kill_grace);
+    process_.reset();
+  }
+  outcome.stdout_bytes = out.bytes();
+  outcome.stderr_bytes = err.bytes();
+  return outcome;
+}
+
+}  // namespace mcpping
