@@ -1,74 +1,130 @@
 #!/bin/sh
-# Regenerates the results table in README.md from real runs: the reference client, the
-# TypeScript SDK, the Vercel AI SDK's MCP client and, when bootstrap set them up, the official
-# Python and Go SDKs, side by side, per case and transport, with the date and versions.
+# Regenerates the results table in README.md and the side-by-side HTML page from real runs of
+# every client below that is set up here: cases and transports as rows, clients as columns,
+# with the date and versions.
 #
 #   sh cmake/results-table.sh        (after `sh cmake/bootstrap.sh test` has built everything
 #                                     and `npm ci` in drivers/ai-sdk)
+#
+# Writes into build/results-table/ (publish the folder as a whole: its links are relative):
+#   index.html     the side-by-side page; each cell links to the client's page for the case
+#                  and to its transcript, in the client's folder below
+#   table.md       the Markdown table spliced into README.md
+#   <folder>/      each client's report folder (results.json, summary.md, html/, cases/)
+#   <folder>.log   each client's run output
+#
+# Clients: one entry each, a function client_<name> registered in `clients`. An entry says
+#   - whether the client is available here, and if not why: `available FILE "how to get it"
+#     || return 0` skips the column with that note (`require FILE "how"` stops the script
+#     instead: the README's table must not silently lose a column);
+#   - how to get its version, and how to run it, with its name and baseline:
+#     `column FOLDER "NAME" "VERSION" BASELINE|- -- DRIVER ARGV...`.
+# Adding an SDK is adding its entry, e.g.
+#   clients="$clients client_rust_sdk"
+#   client_rust_sdk() { # The Rust SDK (docs/clients/rust-sdk.md)
+#     driver=$root/drivers/rust-sdk/<the built driver>
+#     available "$driver" "<how to build it>" || return 0
+#     column rust-sdk "Rust SDK (rmcp)" "<its version, e.g. from the lock file>" \
+#       "$root/drivers/rust-sdk/baseline.yaml" -- "$driver"
+#   }
+# (docs/reports.md, "The results table").
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
 runner="$build/bin/mcp-ping-conformance"
 out="$build/results-table"
-for need in "$runner" "$build/bin/mcp-reference-driver" \
-  "$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json"; do
-  [ -e "$need" ] || { echo "results-table: $need is missing; run sh cmake/bootstrap.sh test first" >&2; exit 2; }
-done
-ai_sdk_package="$root/drivers/ai-sdk/node_modules/@ai-sdk/mcp/package.json"
-[ -e "$ai_sdk_package" ] || {
-  echo "results-table: $ai_sdk_package is missing; run (cd drivers/ai-sdk && npm ci) first" >&2
-  exit 2
-}
-
-# A run that finds failures exits 1: the table shows them. Exit 2 (a suite error) stops here.
-run() { # <folder> <runner options and driver...>
-  dir=$1
-  shift
-  status=0
-  "$runner" run --report-dir "$out/$dir" "$@" >"$out/$dir.log" 2>&1 || status=$?
-  [ "$status" -le 1 ] || { echo "results-table: the $dir run failed (exit $status), see $out/$dir.log" >&2; exit 2; }
-}
-mkdir -p "$out"
-run reference -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
-run typescript --baseline "$root/drivers/typescript/baseline.yaml" \
-  -- node "$root/drivers/typescript/driver.mjs"
-run ai-sdk --baseline "$root/drivers/ai-sdk/baseline.yaml" -- "$root/drivers/ai-sdk/run-driver"
-# The Python SDK (docs/clients/python-sdk.md) only when bootstrap made its venv.
-python_sdk="$root/drivers/python-sdk/.venv/bin/python"
-python_sdk_version=""
-if [ -x "$python_sdk" ] && python_sdk_version=$("$python_sdk" -c \
-  'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null); then
-  run python-sdk --baseline "$root/drivers/python-sdk/baseline.yaml" \
-    -- "$root/drivers/python-sdk/run-driver"
-else
-  echo "results-table: no Python SDK column (no venv with mcp in drivers/python-sdk/.venv)" >&2
-fi
-# The Go SDK (docs/clients/go-sdk.md) only when bootstrap built its driver.
-go_sdk_version=""
-if [ -x "$root/drivers/go-sdk/go-sdk-driver" ]; then
-  go_sdk_version=$(awk '$1 == "github.com/modelcontextprotocol/go-sdk" {print $2}' "$root/drivers/go-sdk/go.sum" | sed -n 's|/go.mod$||;1p')
-  run go-sdk --baseline "$root/drivers/go-sdk/baseline.yaml" -- "$root/drivers/go-sdk/go-sdk-driver"
-else
-  echo "results-table: no Go SDK column (no drivers/go-sdk/go-sdk-driver)" >&2
-fi
-
+[ -x "$runner" ] || { echo "results-table: $runner is missing; run sh cmake/bootstrap.sh test first" >&2; exit 2; }
 suite_version=$("$runner" --version | awk '{print $2}')
-sdk_version=$(node -p "require('$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json').version")
-ai_sdk_version=$(node -p "require('$ai_sdk_package').version")
+mkdir -p "$out"
+: >"$out/columns"  # LABEL=FOLDER of each client that ran, one a line
+runtimes=""        # "Node.js v20.19.2; Python 3.11.2", for the table's heading
+skipped=""         # clients not set up here, and why
+
+# --- The helpers entries use ---
+
+available() { # <file> <how to get it>: is the file there? If not, notes why the column is missing.
+  [ -e "$1" ] && return 0
+  echo "results-table: no $entry column: $1 is missing; $2" >&2
+  skipped="$skipped${skipped:+; }$entry ($2)"
+  return 1
+}
+require() { # <file> <how to get it>: as available, but the script stops without it.
+  [ -e "$1" ] || { echo "results-table: $1 is missing; $2" >&2; exit 2; }
+}
+runtime() { # <text>: a language runtime the runs used, named once in the heading.
+  case "; $runtimes; " in *"; $1; "*) ;; *) runtimes="$runtimes${runtimes:+; }$1" ;; esac
+}
+# Runs the client; its folder becomes a column labelled "NAME VERSION". A run that finds
+# failures exits 1: the table shows them. Exit 2 (a suite error) stops here.
+column() { # <folder> <name> <version> <baseline file or -> -- <driver argv...>
+  folder=$1 label="$2 $3" baseline=$4
+  shift 5
+  if [ "$baseline" = - ]; then set -- -- "$@"; else set -- --baseline "$baseline" -- "$@"; fi
+  status=0
+  "$runner" run --report-dir "$out/$folder" "$@" >"$out/$folder.log" 2>&1 || status=$?
+  [ "$status" -le 1 ] || { echo "results-table: the $folder run failed (exit $status), see $out/$folder.log" >&2; exit 2; }
+  echo "$label=$out/$folder" >>"$out/columns"
+}
+
+# --- The clients, in column order ---
+
+clients="client_reference"
+client_reference() { # The suite's own reference client (docs/reference-client.md)
+  require "$build/bin/mcp-reference-driver" "run sh cmake/bootstrap.sh test first"
+  column reference "reference client" "$suite_version" - \
+    -- "$build/bin/mcp-reference-driver" --keepalive-ms 1000
+}
+
+clients="$clients client_typescript"
+client_typescript() { # The TypeScript SDK (docs/clients/typescript.md)
+  package=$root/drivers/typescript/node_modules/@modelcontextprotocol/sdk/package.json
+  require "$package" "run sh cmake/bootstrap.sh test (or npm ci in drivers/typescript) first"
+  runtime "Node.js $(node --version)"
+  column typescript "TypeScript SDK" "$(node -p "require('$package').version")" \
+    "$root/drivers/typescript/baseline.yaml" -- node "$root/drivers/typescript/driver.mjs"
+}
+
+clients="$clients client_ai_sdk"
+client_ai_sdk() { # The Vercel AI SDK's MCP client (docs/clients/ai-sdk.md)
+  package=$root/drivers/ai-sdk/node_modules/@ai-sdk/mcp/package.json
+  require "$package" "run (cd drivers/ai-sdk && npm ci) first"
+  runtime "Node.js $(node --version)"
+  column ai-sdk "@ai-sdk/mcp" "$(node -p "require('$package').version")" \
+    "$root/drivers/ai-sdk/baseline.yaml" -- "$root/drivers/ai-sdk/run-driver"
+}
+
+clients="$clients client_python_sdk"
+client_python_sdk() { # The Python SDK (docs/clients/python-sdk.md), when bootstrap made its venv
+  python=$root/drivers/python-sdk/.venv/bin/python
+  available "$python" "sh cmake/bootstrap.sh test makes drivers/python-sdk/.venv" || return 0
+  runtime "$("$python" --version)"
+  column python-sdk "Python SDK (mcp)" \
+    "$("$python" -c 'import importlib.metadata as m; print(m.version("mcp"))')" \
+    "$root/drivers/python-sdk/baseline.yaml" -- "$root/drivers/python-sdk/run-driver"
+}
+
+clients="$clients client_go_sdk"
+client_go_sdk() { # The Go SDK (docs/clients/go-sdk.md), when bootstrap built its driver
+  driver=$root/drivers/go-sdk/go-sdk-driver
+  available "$driver" "sh cmake/bootstrap.sh test builds it when go is on PATH" || return 0
+  column go-sdk "Go SDK" "$(awk '$1 == "github.com/modelcontextprotocol/go-sdk" {print $2}' \
+    "$root/drivers/go-sdk/go.sum" | sed -n 's|/go.mod$||;1p')" \
+    "$root/drivers/go-sdk/baseline.yaml" -- "$driver"
+}
+
+# --- Run them, then write the table and the page ---
+
+for entry in $clients; do "$entry"; done
+set --
+while IFS= read -r line; do set -- "$@" --column "$line"; done <"$out/columns"
 table="$out/table.md"
 {
   echo "Generated $(date -u +%Y-%m-%d) by \`sh cmake/results-table.sh\` with mcp-ping-conformance"
-  python_note=${python_sdk_version:+; $("$python_sdk" --version)}
-  echo "$suite_version, revision 2025-11-25, lenient; Node.js $(node --version)$python_note. \"(baseline)\" marks"
+  echo "$suite_version, revision 2025-11-25, lenient${runtimes:+; $runtimes}. \"(baseline)\" marks"
   echo "a failure listed in the client's baseline (\`drivers/<client>/baseline.yaml\`), with its"
   echo "evidence in \`docs/clients/<client>.md\`."
   echo
-  set -- --column "reference client $suite_version=$out/reference" \
-    --column "TypeScript SDK $sdk_version=$out/typescript" \
-    --column "@ai-sdk/mcp $ai_sdk_version=$out/ai-sdk"
-  [ -z "$python_sdk_version" ] || set -- "$@" --column "Python SDK (mcp) $python_sdk_version=$out/python-sdk"
-  [ -z "$go_sdk_version" ] || set -- "$@" --column "Go SDK $go_sdk_version=$out/go-sdk"
-  "$runner" table "$@"
+  "$runner" table --html "$out/index.html" "$@"
 } >"$table"
 
 # Replace what stands between the markers in README.md.
@@ -79,4 +135,5 @@ awk -v table="$table" '
 ' "$root/README.md" >"$out/README.md"
 grep -q "results-table:begin" "$out/README.md" || { echo "results-table: README.md has no markers" >&2; exit 2; }
 mv "$out/README.md" "$root/README.md"
-echo "results-table: README.md updated ($(grep -c '^| `' "$table") rows)"
+echo "results-table: README.md updated ($(grep -c '^| `' "$table") rows), side by side in $out/index.html"
+[ -z "$skipped" ] || echo "results-table: not run here: $skipped" >&2

@@ -23,7 +23,7 @@ std::string usage_text() {
   mcp-ping-conformance run --harness official [run options] -- <harness argv...>
   mcp-ping-conformance list --harness official [--markdown]
   mcp-ping-conformance baseline --from REPORT_DIR [--output FILE]
-  mcp-ping-conformance table --column LABEL=REPORT_DIR...
+  mcp-ping-conformance table --column LABEL=REPORT_DIR... [--html FILE]
   mcp-ping-conformance merge --output DIR --column LABEL=REPORT_DIR...
   mcp-ping-conformance serve --scenario ID --transport T [--revision R]
                              [--timeout-multiplier X] [--report-dir DIR] [--fixtures DIR]
@@ -78,7 +78,10 @@ serve: runs one case's mock server for a client you drive by hand (an IDE, a cha
   --revision, --timeout-multiplier, --report-dir, --fixtures   as for run
 
 baseline: writes a baseline (YAML) that expects exactly the failures of an earlier run.
-table: prints a Markdown table of several runs side by side (one column per client).
+table: prints a Markdown table of several runs side by side (one column per client); with
+  --html FILE also writes them as one HTML page, each cell linking to the client's page for
+  the case and its transcript (links relative to FILE's folder: publish that folder with the
+  report folders inside it).
 merge: joins report folders into DIR (junit.xml, summary.md, html/, clients/<label>/
   results.json); folders with the same LABEL are shards of one client's run.
 
@@ -179,8 +182,14 @@ Command parse_table(Words& words) {
   while (!words.done()) {
     std::string word = words.next();
     std::optional<std::string> inline_value = split_inline_value(word);
-    if (word != "--column") throw UsageError("table: unknown option '" + word + "'");
-    command.table.columns.push_back(parse_column(words.value_of(word, inline_value)));
+    if (word == "--column") {
+      command.table.columns.push_back(parse_column(words.value_of(word, inline_value)));
+    } else if (word == "--html") {
+      command.table.html = words.value_of(word, inline_value);
+      if (command.table.html.empty()) throw UsageError("--html: give the file to write");
+    } else {
+      throw UsageError("table: unknown option '" + word + "'");
+    }
   }
   if (command.table.columns.empty()) throw UsageError("table: give at least one --column");
   return command;

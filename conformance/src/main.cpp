@@ -23,6 +23,7 @@
 #include "conformance/schema_validation.hpp"
 #include "conformance/serve_session.hpp"
 #include "conformance/suite_runner.hpp"
+#include "core/files.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/script.hpp"
@@ -185,11 +186,18 @@ std::string utc_now() {
 }
 
 int print_table(const TableOptions& options) {
+  std::vector<ReportColumn> columns;
   std::vector<LabelledRun> runs;
   for (const auto& [label, dir] : options.columns) {
-    runs.push_back({label, read_results_json(dir / "results.json")});
+    columns.push_back({{label, read_results_json(dir / "results.json")}, dir});
+    runs.push_back(columns.back().labelled);
   }
   std::cout << render_comparison_markdown(runs);
+  if (!options.html.empty()) {
+    const fs::path page_dir = fs::absolute(options.html).parent_path();
+    write_file(options.html,
+               render_comparison_html(columns, page_dir, utc_now(), MCP_PING_VERSION));
+  }
   return kExitOk;
 }
 

@@ -67,6 +67,10 @@ TEST(Cli, TableTakesLabelledReportFolders) {
   EXPECT_EQ(command.table.columns[1].second, std::filesystem::path("ts"));
   EXPECT_THROW(parse({"table"}), UsageError);
   EXPECT_THROW(parse({"table", "--column", "no-folder"}), UsageError);
+  EXPECT_TRUE(command.table.html.empty());
+  EXPECT_EQ(parse({"table", "--column", "a=b", "--html", "out/index.html"}).table.html,
+            std::filesystem::path("out/index.html"));
+  EXPECT_THROW(parse({"table", "--column", "a=b", "--html"}), UsageError);
 }
 
 TEST(Cli, MergeTakesAnOutputAndLabelledReportFolders) {

@@ -10,6 +10,7 @@
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
+#include "reports/issue_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/junit.hpp"
 #include "reports/markdown.hpp"
@@ -56,6 +57,15 @@ font-size:12.5px}
 .checks td.spec{min-width:340px}
 pre.transcript{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;white-space:pre-wrap;word-break:break-all}
 figure{margin:12px 0 20px}figcaption{margin-bottom:4px}
+.side th[scope=row] code{white-space:nowrap}.side td.transport{padding:3px 7px;text-align:left;color:#59636e}
+.side th.client{white-space:normal;min-width:110px;vertical-align:bottom}
+.side th.client .title{display:block;color:#59636e;font-weight:normal;font-size:12px}
+.side td a{display:inline-block;padding:5px 2px}.side td a.tx{font-size:11px;color:#0550ae}
+.side tfoot td.total{white-space:normal;font-size:12px;text-align:left;padding:3px 7px}
+details.issue{margin:12px 0;border:1px solid #d0d7de;padding:6px 10px;max-width:1100px}
+details.issue summary{cursor:pointer;font-weight:600}
+details.issue pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;white-space:pre-wrap;
+word-break:break-word;user-select:all}
 )css";
 
 std::string page_start(const std::string& title) {
@@ -72,21 +82,27 @@ constexpr std::string_view kPageEnd = "</body>\n</html>\n";
 
 using number_text::ms;
 
-// One segment of a page path: [A-Za-z0-9-] kept, every other byte _xx. An empty segment is
-// "_", which escaping never yields.
-std::string path_part(std::string_view text) {
-  if (text.empty()) return "_";
+// `text` with [A-Za-z0-9-] and the bytes of `also` kept, every other byte as `escape` and two
+// hex digits.
+std::string escape_bytes(std::string_view text, char escape, std::string_view also) {
   std::string out;
   for (const char c : text) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+        also.find(c) != std::string_view::npos) {
       out += c;
     } else {
       char hex[4];
-      std::snprintf(hex, sizeof hex, "_%02x", static_cast<unsigned char>(c));
+      std::snprintf(hex, sizeof hex, "%c%02x", escape, static_cast<unsigned char>(c));
       out += hex;
     }
   }
   return out;
+}
+
+// One segment of a page path: [A-Za-z0-9-] kept, every other byte _xx. An empty segment is
+// "_", which escaping never yields.
+std::string path_part(std::string_view text) {
+  return text.empty() ? "_" : escape_bytes(text, '_', "");
 }
 
 std::string verdict_class(Verdict verdict) {
@@ -238,8 +254,19 @@ std::string transcript_section(const fs::path& evidence_dir) {
   return out;
 }
 
+// A failing case's upstream issue, folded: its title and body each in a <pre> that one click
+// selects whole (no script: the policy forbids one).
+std::string issue_section(const CaseResult& result, const RunInfo& info) {
+  if (!wants_issue_report(result)) return "";
+  const IssueReport issue = issue_report(result, info);
+  return "<details class=\"issue\" id=\"issue\"><summary>Report it upstream: the issue text"
+         "</summary>\n<p class=\"note\">Title (one click selects it):</p>\n<pre>" +
+         html_escape(issue.title) + "</pre>\n<p class=\"note\">Body (Markdown):</p>\n<pre>" +
+         html_escape(issue.body) + "</pre>\n</details>\n";
+}
+
 std::string render_case_page(const std::string& label, const CaseResult& result,
-                             const std::string& index_href) {
+                             const RunInfo& info, const std::string& index_href) {
   const Cell cell = cell_of(result);
   std::ostringstream out;
   out << page_start(result.case_id + " (" + result.transport + ", " + label + ")")
@@ -260,7 +287,7 @@ std::string render_case_page(const std::string& label, const CaseResult& result,
     out << "<p class=\"note\">Evidence: <code>" << html_escape(result.evidence_dir.string())
         << "</code></p>\n";
   }
-  out << "<h2>Checks</h2>\n"
+  out << issue_section(result, info) << "<h2>Checks</h2>\n"
       << checks_table(result) << "<h2>Timings</h2>\n"
       << timings_table(result) << transcript_section(result.evidence_dir) << kPageEnd;
   return out.str();
@@ -535,6 +562,20 @@ void write_text(const fs::path& file, const std::string& text) {
 
 std::string html_escape(std::string_view text) { return xml_escape(std::string(text)); }
 
+std::string html_href(const fs::path& relative) {
+  return html_escape(escape_bytes(relative.generic_string(), '%', "._~/"));
+}
+
+std::string html_page_start(const std::string& title) { return page_start(title); }
+
+std::string_view html_page_end() { return kPageEnd; }
+
+std::string_view html_legend() { return kLegend; }
+
+std::string html_cell_class(const CaseResult& result) { return cell_of(result).css; }
+
+std::string html_cell_reason(const CaseResult& result) { return one_line(result); }
+
 fs::path html_case_page(std::size_t client, const std::string& transport,
                         const std::string& case_id) {
   fs::path page = fs::path("cases") / std::to_string(client) / path_part(transport);
@@ -553,7 +594,8 @@ void write_html_report(const std::vector<LabelledRun>& runs, const fs::path& dir
       const fs::path page = html_case_page(i, result.transport, result.case_id);
       std::string index_href;
       for (auto part = std::next(page.begin()); part != page.end(); ++part) index_href += "../";
-      write_text(dir / page, render_case_page(runs[i].label, result, index_href + "index.html"));
+      write_text(dir / page, render_case_page(runs[i].label, result, runs[i].run.info,
+                                              index_href + "index.html"));
     }
   }
   write_text(dir / "index.html", render_index(runs));

@@ -8,6 +8,8 @@
 
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
+#include "reports/html.hpp"
+#include "reports/issue_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/number_text.hpp"
 
@@ -145,6 +147,35 @@ std::string findings_section(const RunResult& run) {
   return out.str();
 }
 
+// Each FAIL or NON_STRICT case's upstream issue, folded under its case so that the summary
+// stays a page of tables; the first kIssueReportsInSummary only, the rest on the case pages.
+std::string issue_reports_section(const RunResult& run) {
+  std::vector<const CaseResult*> cases;
+  for (const auto& result : run.cases)
+    if (wants_issue_report(result)) cases.push_back(&result);
+  if (cases.empty()) return {};
+  std::ostringstream out;
+  out << "\n### Issue reports\n\nFor each FAIL and NON_STRICT case (expected failures too), an "
+         "issue to file with the client's project: title, the spec sentence, Expected / Actual, "
+         "the transcript excerpt and the command that reruns the case.\n";
+  const std::size_t shown = std::min(cases.size(), kIssueReportsInSummary);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const IssueReport issue = issue_report(*cases[i], run.info);
+    const std::string fence = markdown_fence(issue.body);
+    out << "\n<details><summary><code>" << html_escape(cases[i]->case_id) << "</code> ("
+        << html_escape(cases[i]->transport) << "), " << to_string(cases[i]->verdict)
+        << "</summary>\n\n**Title:** " << markdown_cell(issue.title) << "\n\n"
+        << fence << "markdown\n"
+        << issue.body << fence << "\n\n</details>\n";
+  }
+  if (shown < cases.size()) {
+    out << "\n"
+        << cases.size() - shown << " more: each failing case's page in `html/cases/` "
+        << "offers its issue text.\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string closing_line(const RunResult& run) {
@@ -214,7 +245,7 @@ std::string render_summary_markdown(const RunResult& run) {
     out << "\n### Baseline entries that name no case or check\n\n";
     for (const auto& entry : run.unknown_baseline_entries) out << "- `" << entry << "`\n";
   }
-  out << latency_section(run);
+  out << latency_section(run) << issue_reports_section(run);
   return out.str();
 }
 

@@ -212,5 +212,27 @@ TEST(HtmlReport, MissingTranscriptIsNoted) {
   EXPECT_NE(page.find("No transcript at <code>"), std::string::npos);
 }
 
+TEST(HtmlReport, FailingCasePageOffersItsIssueFoldedPassingNone) {
+  const auto dir = fresh_dir("issue");
+  auto failing = make_case("ping/a", {make_check("ping/a:pong", Verdict::Fail)});
+  failing.checks[0].actual = "nothing <within> 2000 ms";
+  failing.transcript_excerpt = {"-> ping"};
+  write_html_report(
+      {{"client",
+        make_run({failing, make_case("ping/b", {make_check("ping/b:pong", Verdict::Pass)})})}},
+      dir);
+  const std::string page = read_text(dir / html_case_page(0, "stdio", "ping/a"));
+  const auto details = page.find("<details class=\"issue\" id=\"issue\"><summary>");
+  ASSERT_NE(details, std::string::npos) << page;
+  EXPECT_LT(details, page.find("<h2>Checks</h2>"));  // near the top, folded
+  EXPECT_NE(page.find("<pre>title of ping/a (stdio): [MUST] nothing &lt;within&gt; 2000 ms</pre>"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("```sh\nmcp-ping-conformance run --scenario ping/a --transport stdio"),
+            std::string::npos);
+  EXPECT_EQ(read_text(dir / html_case_page(0, "stdio", "ping/b")).find("<details"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace mcpping

@@ -142,5 +142,31 @@ TEST(SummaryMarkdown, EscapesTableCells) {
   EXPECT_NE(md.find("a \\| b c"), std::string::npos) << md;
 }
 
+// Many failing cases: each issue folded under its case, the first kIssueReportsInSummary only,
+// so the summary stays a page of tables.
+TEST(SummaryMarkdown, FoldsAnIssuePerFailingCaseAndCapsThem) {
+  std::vector<CaseResult> cases;
+  for (std::size_t i = 0; i < kIssueReportsInSummary + 3; ++i) {
+    const std::string id = "ping/c" + std::to_string(100 + i);
+    cases.push_back(make_case(id, {make_check(id + ":pong", Verdict::Fail)}));
+  }
+  cases.push_back(make_case("ping/ok", {make_check("ping/ok:pong", Verdict::Pass)}));
+  const std::string md = render_summary_markdown(make_run(cases));
+  const auto section = md.find("\n### Issue reports\n");
+  ASSERT_NE(section, std::string::npos) << md;
+  EXPECT_NE(md.find("<details><summary><code>ping/c100</code> (stdio), FAIL</summary>\n\n"
+                    "**Title:** title of ping/c100 (stdio): [MUST] nothing within 2000 ms\n\n"
+                    "````markdown\nThe client fails"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("<code>ping/c119</code>"), std::string::npos);
+  EXPECT_EQ(md.find("<code>ping/c120</code>"), std::string::npos);
+  EXPECT_NE(md.find("\n3 more: each failing case's page in `html/cases/` offers its issue text."),
+            std::string::npos);
+  EXPECT_EQ(md.find("ping/ok</code>"), std::string::npos);
+  EXPECT_EQ(render_summary_markdown(make_run({cases.back()})).find("### Issue reports"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace mcpping

@@ -59,6 +59,7 @@ struct BaselineOptions {
 
 struct TableOptions {
   std::vector<std::pair<std::string, std::filesystem::path>> columns;  // label, report folder
+  std::filesystem::path html;  // --html FILE: the side-by-side page too; empty: none
 };
 
 // Report folders with the same label are shards of one client's run.

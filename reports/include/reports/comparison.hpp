@@ -2,6 +2,7 @@
 // transport, for a README or a release note: `mcp-ping-conformance table`.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,5 +16,22 @@ struct LabelledRun {
 };
 
 std::string render_comparison_markdown(const std::vector<LabelledRun>& runs);
+
+// A client of the side-by-side HTML page: its run and the folder `run --report-dir` wrote.
+struct ReportColumn {
+  LabelledRun labelled;
+  std::filesystem::path report_dir;
+};
+
+// The side-by-side page (`table --html FILE`), after Autobahn|Testsuite's client reports: one
+// column per client (its label, run and a link to its own report), one row per case and
+// transport, each cell the verdict coloured as in the HTML report ("(baseline)" marked as in
+// the Markdown table), linking to that client's page for the case and to its transcript. Links
+// are relative to `page_dir` (the folder the page is written to) and only to files that exist,
+// so the folder that holds the page and the report folders can be published as a whole.
+std::string render_comparison_html(const std::vector<ReportColumn>& columns,
+                                   const std::filesystem::path& page_dir,
+                                   const std::string& generated_at,
+                                   const std::string& suite_version);
 
 }  // namespace mcpping

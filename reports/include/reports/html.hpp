@@ -27,4 +27,16 @@ std::filesystem::path html_case_page(std::size_t client, const std::string& tran
 // characters become U+FFFD).
 std::string html_escape(std::string_view text);
 
+// A relative path as an href attribute's value: bytes other than [A-Za-z0-9-._~/] as %xx.
+std::string html_href(const std::filesystem::path& relative);
+
+// The parts every page of the report shares, for other pages in its style (the side-by-side
+// page of `table --html`): the head with the style sheet and the policy, the end, the legend
+// of the cell colours, a cell's colour class for a case and its one-line reason (a tooltip).
+std::string html_page_start(const std::string& title);
+std::string_view html_page_end();
+std::string_view html_legend();
+std::string html_cell_class(const CaseResult& result);
+std::string html_cell_reason(const CaseResult& result);
+
 }  // namespace mcpping

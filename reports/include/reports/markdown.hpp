@@ -9,6 +9,9 @@
 
 namespace mcpping {
 
+// The summary ends with an issue text for each FAIL and NON_STRICT case, each folded, the
+// first kIssueReportsInSummary of them (the rest on the cases' HTML pages).
+inline constexpr std::size_t kIssueReportsInSummary = 20;
 std::string render_summary_markdown(const RunResult& run);
 void write_summary_markdown(const RunResult& run, const std::filesystem::path& file);
 
