@@ -86,6 +86,13 @@ if [ "$mode" = test ]; then
     echo "bootstrap: npm ci in drivers/typescript"
     (cd "$root/drivers/typescript" && npm ci --no-audit --no-fund --loglevel=error)
   fi
+  # The TypeScript SDK's v2 client (drivers/typescript-v2/package-lock.json), the same way.
+  lock="$root/drivers/typescript-v2/package-lock.json"
+  stamp="$root/drivers/typescript-v2/node_modules/.package-lock.json"
+  if command -v npm >/dev/null 2>&1 && { [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; }; then
+    echo "bootstrap: npm ci in drivers/typescript-v2"
+    (cd "$root/drivers/typescript-v2" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
   # The official Python SDK's driver: a venv with exactly drivers/python-sdk/requirements.txt
   # (hashes required), made again when the lock is newer than the venv's copy of it.
   venv="$root/drivers/python-sdk/.venv"
