@@ -119,6 +119,20 @@ if [ "$mode" = test ]; then
   else
     echo "bootstrap: Go SDK driver skipped (no go on PATH)"
   fi
+  # The official Java SDK's driver: a shaded jar from drivers/java-sdk/pom.xml (every version
+  # fixed) when Maven and a JDK are there; built again only when the POM or a source is newer.
+  java_dir="$root/drivers/java-sdk"
+  java_jar="$java_dir/target/java-sdk-driver.jar"
+  if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+    echo "bootstrap: Java SDK driver skipped (no mvn or no java on PATH)"
+  elif [ ! -f "$java_jar" ] || [ -n "$(find "$java_dir/pom.xml" "$java_dir/src" -newer "$java_jar" 2>/dev/null)" ]; then
+    echo "bootstrap: mvn package in drivers/java-sdk"
+    if ! (cd "$java_dir" && mvn -q -B package); then
+      rm -f "$java_jar"
+      echo "bootstrap: mvn package failed for drivers/java-sdk" >&2
+      exit 1
+    fi
+  fi
 fi
 
 configure() { # <build dir> [cmake options...]
