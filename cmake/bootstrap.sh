@@ -115,7 +115,7 @@ if [ "$mode" = test ]; then
   # The official Rust SDK's driver (rmcp), built from drivers/rust-sdk/Cargo.lock (every
   # crate's checksum checked) when cargo is there: the locked crates are fetched for this
   # host (nothing is downloaded when they are cached), then built offline. Quick when nothing
-  # changed; a cold build compiles about 120 crates (docs/clients/rust-sdk.md, "Cost").
+  # changed; a cold build compiles 115 crates (docs/clients/rust-sdk.md, "Cost").
   if command -v cargo >/dev/null 2>&1; then
     echo "bootstrap: cargo build --release in drivers/rust-sdk"
     (cd "$root/drivers/rust-sdk" &&
