@@ -83,8 +83,11 @@ std::optional<Json> default_answer(const Json& message, const ServerDefaults& d,
     if (name == "server/discover") return make_result(*id, discover_result(d));
     if (name == "ping" || name == "initialize") return make_error(*id, -32601, "Method not found");
     auto answer = default_answer(message, d, Era::Legacy);
-    if (answer && answer->contains("result"))
-      (*answer)["result"] = modern_result(std::move((*answer)["result"]), d);
+    if (answer && answer->contains("result")) {
+      auto& result = (*answer)["result"];
+      if (name == "tools/list") result = cacheable_result(std::move(result));
+      result = modern_result(std::move(result), d);
+    }
     return answer;
   }
   if (name == "ping") return make_result(*id, Json::object());

@@ -27,9 +27,15 @@ std::vector<std::string> supported_modern_revisions() {
 }
 
 Json discover_result(const ServerDefaults& defaults) {
-  return modern_result(Json{{"supportedVersions", supported_modern_revisions()},
-                            {"capabilities", defaults.capabilities}},
+  return modern_result(cacheable_result(Json{{"supportedVersions", supported_modern_revisions()},
+                                             {"capabilities", defaults.capabilities}}),
                        defaults);
+}
+
+Json cacheable_result(Json result) {
+  result["ttlMs"] = 0;
+  result["cacheScope"] = "private";
+  return result;
 }
 
 Json modern_result(Json result, const ServerDefaults& defaults) {

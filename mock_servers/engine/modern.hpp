@@ -23,8 +23,14 @@ inline constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverIn
 // The modern revisions the mock server supports (its DiscoverResult's supportedVersions).
 std::vector<std::string> supported_modern_revisions();
 
-// The DiscoverResult: supported versions, capabilities, and the server's identity in _meta.
+// The DiscoverResult: supported versions, capabilities, the cache fields
+// (cacheable_result) and the server's identity in _meta.
 Json discover_result(const ServerDefaults& defaults);
+
+// `result` with the fields every 2026-07-28 CacheableResult requires (DiscoverResult,
+// ListToolsResult, ...; schema 2026-07-28, CacheableResult): "ttlMs": 0, "the response
+// SHOULD be considered immediately stale", and "cacheScope": "private", the narrower scope.
+Json cacheable_result(Json result);
 
 // `result` as a modern server returns it: "resultType": "complete" (the 2026-07-28 Result
 // requires it) and the server's identity in _meta ("Servers SHOULD include" it).

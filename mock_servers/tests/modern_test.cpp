@@ -21,6 +21,16 @@ TEST(Modern, DiscoverResultListsTheModernVersionsCapabilitiesAndIdentity) {
   EXPECT_EQ(result["_meta"][kMetaServerInfo], d.server_info);
 }
 
+// The 2026-07-28 schema requires ttlMs and cacheScope in a DiscoverResult; without them a
+// client that decodes the result by its schema (the Rust SDK, rmcp) rejected the discovery,
+// and ping/modern-session failed before its ping.
+TEST(Modern, RegressionTheDiscoverResultLackedTtlMsAndCacheScope) {
+  const auto result = discover_result(ServerDefaults{});
+  EXPECT_EQ(result["ttlMs"], Json(0));
+  EXPECT_EQ(result["cacheScope"], Json("private"));
+  EXPECT_EQ(cacheable_result(Json{{"tools", Json::array()}})["tools"], Json::array());
+}
+
 TEST(Modern, ACompleteMetaHasNoProblems) {
   const auto request = request_with_meta({{kMetaProtocolVersion, "2026-07-28"},
                                           {kMetaClientCapabilities, Json::object()},
