@@ -133,6 +133,18 @@ if [ "$mode" = test ]; then
       exit 1
     fi
   fi
+  # The official Rust SDK's driver (rmcp), built from drivers/rust-sdk/Cargo.lock (every
+  # crate's checksum checked) when cargo is there: the locked crates are fetched for this
+  # host (nothing is downloaded when they are cached), then built offline. Quick when nothing
+  # changed; a cold build compiles 115 crates (docs/clients/rust-sdk.md, "Cost").
+  if command -v cargo >/dev/null 2>&1; then
+    echo "bootstrap: cargo build --release in drivers/rust-sdk"
+    (cd "$root/drivers/rust-sdk" &&
+      cargo fetch --locked --quiet --target "$(rustc -vV | sed -n 's/^host: //p')" &&
+      cargo build --release --locked --offline --quiet)
+  else
+    echo "bootstrap: Rust SDK driver skipped (no cargo on PATH)"
+  fi
 fi
 
 configure() { # <build dir> [cmake options...]

@@ -72,6 +72,7 @@ TEST(DefaultServer, AModernSessionHasNoPingNorInitializeAndAnswersDiscover) {
       default_answer(Json::parse(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})"), d, modern);
   EXPECT_EQ((*answer)["result"]["resultType"], Json("complete"));
   EXPECT_EQ((*answer)["result"]["tools"], d.tools);
+  EXPECT_EQ((*answer)["result"]["ttlMs"], Json(0));  // a 2026-07-28 ListToolsResult caches
   // A legacy session knows no server/discover.
   answer = default_answer(Json::parse(R"({"jsonrpc":"2.0","id":5,"method":"server/discover"})"), d);
   EXPECT_EQ((*answer)["error"]["code"], Json(-32601));
