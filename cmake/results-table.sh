@@ -19,14 +19,7 @@
 #     instead: the README's table must not silently lose a column);
 #   - how to get its version, and how to run it, with its name and baseline:
 #     `column FOLDER "NAME" "VERSION" BASELINE|- -- DRIVER ARGV...`.
-# Adding an SDK is adding its entry, e.g.
-#   clients="$clients client_rust_sdk"
-#   client_rust_sdk() { # The Rust SDK (docs/clients/rust-sdk.md)
-#     driver=$root/drivers/rust-sdk/<the built driver>
-#     available "$driver" "<how to build it>" || return 0
-#     column rust-sdk "Rust SDK (rmcp)" "<its version, e.g. from the lock file>" \
-#       "$root/drivers/rust-sdk/baseline.yaml" -- "$driver"
-#   }
+# Adding an SDK is adding its entry, as client_rust_sdk below is.
 # (docs/reports.md, "The results table").
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -110,6 +103,36 @@ client_go_sdk() { # The Go SDK (docs/clients/go-sdk.md), when bootstrap built it
   column go-sdk "Go SDK" "$(awk '$1 == "github.com/modelcontextprotocol/go-sdk" {print $2}' \
     "$root/drivers/go-sdk/go.sum" | sed -n 's|/go.mod$||;1p')" \
     "$root/drivers/go-sdk/baseline.yaml" -- "$driver"
+}
+
+clients="$clients client_typescript_v2"
+client_typescript_v2() { # The TypeScript SDK's v2 client (docs/clients/typescript-v2.md)
+  package=$root/drivers/typescript-v2/node_modules/@modelcontextprotocol/client/package.json
+  available "$package" "sh cmake/bootstrap.sh test runs npm ci in drivers/typescript-v2" || return 0
+  runtime "Node.js $(node --version)"
+  column typescript-v2 "TypeScript SDK v2 (@modelcontextprotocol/client)" \
+    "$(node -p "require('$package').version")" \
+    "$root/drivers/typescript-v2/baseline.yaml" -- node "$root/drivers/typescript-v2/driver.mjs"
+}
+
+clients="$clients client_java_sdk"
+client_java_sdk() { # The Java SDK (docs/clients/java-sdk.md), when bootstrap built its jar
+  available "$root/drivers/java-sdk/target/java-sdk-driver.jar" \
+    "sh cmake/bootstrap.sh test builds it when mvn and java are on PATH" || return 0
+  runtime "Java $(java -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p')"
+  column java-sdk "Java SDK (io.modelcontextprotocol.sdk:mcp)" \
+    "$(sed -n 's|.*<mcp.version>\(.*\)</mcp.version>.*|\1|p' "$root/drivers/java-sdk/pom.xml")" \
+    "$root/drivers/java-sdk/baseline.yaml" -- "$root/drivers/java-sdk/run-driver"
+}
+
+clients="$clients client_rust_sdk"
+client_rust_sdk() { # The Rust SDK (docs/clients/rust-sdk.md), when bootstrap built its driver
+  driver=$root/drivers/rust-sdk/target/release/rust-sdk-driver
+  available "$driver" "sh cmake/bootstrap.sh test builds it when cargo is on PATH" || return 0
+  column rust-sdk "Rust SDK (rmcp)" \
+    "$(awk '$0 == "name = \"rmcp\"" {getline; gsub(/[^0-9.]/, ""); print}' \
+      "$root/drivers/rust-sdk/Cargo.lock")" \
+    "$root/drivers/rust-sdk/baseline.yaml" -- "$driver"
 }
 
 # --- Run them, then write the table and the page ---
