@@ -26,7 +26,13 @@ std::string sse_event(const std::string& data, const SseFraming& framing) {
     if (nl == std::string::npos) break;
     start = nl + 1;
   }
-  return out + le;
+  out += le;
+  // WHATWG ends a line at a CR "not preceded or followed by a U+000A LINE FEED", so a parser
+  // may hold a CR that ends the bytes received until the next byte shows no LF follows. A
+  // comment line after the event is that next byte: without it the event would end only
+  // when the server next wrote, which is what a case waits for.
+  if (le == "\r") out += ":\r";
+  return out;
 }
 
 Chunking chunk_events(const std::vector<std::string>& events, WriteMode mode, std::size_t chunk) {

@@ -17,6 +17,7 @@ namespace mcpping {
 // One event carrying `data` (a message text; "" gives an event with one empty `data:`
 // line). Fields in order: prefix, `event:`, `id:`, `retry:`, `data:` lines, blank line.
 // With `multiline`, JSON data is pretty-printed and each of its lines becomes a `data:` line.
+// With CR line ends, a comment line follows, so that no lone CR ends the write.
 std::string sse_event(const std::string& data, const SseFraming& framing);
 
 // The chunks (one DataSink write each) for a run of events under a write mode: one per

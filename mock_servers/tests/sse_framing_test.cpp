@@ -30,7 +30,21 @@ TEST(SseFraming, CrLineEndsAndFieldsWithoutTheSpace) {
   SseFraming f;
   f.line_end = "\r";
   f.field_space = false;
-  EXPECT_EQ(sse_event(R"({"id":1})", f), "event:message\rdata:{\"id\":1}\r\r");
+  EXPECT_EQ(sse_event(R"({"id":1})", f), "event:message\rdata:{\"id\":1}\r\r:\r");
+}
+
+// eventsource-parser 3.1.1 (the TypeScript SDK v2's and @ai-sdk/mcp's parser) holds a CR that
+// ends the bytes received until it sees whether an LF follows, as WHATWG's line ends allow: a
+// ping event ending in a lone CR, then silence while the server waited for its pong, was never
+// dispatched. What follows the event's blank line makes its last CR a line end.
+TEST(SseFraming, RegressionAnEventEndingInALoneCrWasNotKnownToHaveEnded) {
+  SseFraming f;
+  f.line_end = "\r";
+  const auto event = sse_event(R"({"id":1})", f);
+  const auto blank_line = event.find("\r\r");
+  ASSERT_NE(blank_line, std::string::npos);
+  ASSERT_LT(blank_line + 2, event.size()) << "the blank line's CR ends the write";
+  EXPECT_NE(event[blank_line + 2], '\n') << "CR LF would be one line end, not two";
 }
 
 TEST(SseFraming, MultilineSpreadsPrettyJsonOverDataLines) {
