@@ -33,10 +33,11 @@ TEST(SseFraming, CrLineEndsAndFieldsWithoutTheSpace) {
   EXPECT_EQ(sse_event(R"({"id":1})", f), "event:message\rdata:{\"id\":1}\r\r:\r");
 }
 
-// eventsource-parser 3.1.1 (the TypeScript SDK v2's and @ai-sdk/mcp's parser) holds a CR that
-// ends the bytes received until it sees whether an LF follows, as WHATWG's line ends allow: a
-// ping event ending in a lone CR, then silence while the server waited for its pong, was never
-// dispatched. What follows the event's blank line makes its last CR a line end.
+// eventsource-parser 3.1.1 (the TypeScript SDKs' and @ai-sdk/mcp's parser) and httpx2's SSE
+// decoder (the Python SDK's) hold a CR that ends the bytes received until they see whether an
+// LF follows, as WHATWG's line ends allow: a ping event ending in a lone CR, then silence
+// while the server waited for its pong, was dispatched only when the server wrote again.
+// What follows the event's blank line makes its last CR a line end.
 TEST(SseFraming, RegressionAnEventEndingInALoneCrWasNotKnownToHaveEnded) {
   SseFraming f;
   f.line_end = "\r";
