@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <utility>
 
@@ -31,6 +32,18 @@ namespace {
 
 std::chrono::milliseconds scaled_ms(const TimeoutTable& table, const std::string& name) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(table.at(name))));
+}
+
+// Whether a driver past its deadline gets more time: while the mock server runs (its own
+// deadline runs from the client's first contact), once more after it ended, and, over stdio,
+// where the client starts the server, while none has started and the start-up budget lasts.
+std::function<bool()> deadline_extension(fs::path pid_file, std::chrono::milliseconds startup) {
+  return [pid_file = std::move(pid_file), until = std::chrono::steady_clock::now() + startup,
+          gone_seen = false]() mutable {
+    if (running_mock_pid(pid_file)) return true;
+    if (!fs::exists(pid_file)) return std::chrono::steady_clock::now() < until;
+    return !std::exchange(gone_seen, true);
+  };
 }
 
 // A script that reruns the case by hand, for the evidence folder. Over stdio the client
@@ -164,11 +177,9 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverS
     spec.deadline = deadline + grace;
     spec.kill_grace = grace;
     spec.output_drain = grace;
-    spec.deadline_limit = scaled_ms(timeouts, "startup_ms") + deadline + kMockWatchdog + grace * 2;
-    spec.extend_while = [pid_file = dir / "mock.pid", gone_seen = false]() mutable {
-      if (running_mock_pid(pid_file)) return true;
-      return !std::exchange(gone_seen, true);
-    };
+    const auto startup = scaled_ms(timeouts, "startup_ms");
+    spec.deadline_limit = startup + deadline + kMockWatchdog + grace * 2;
+    spec.extend_while = deadline_extension(dir / "mock.pid", startup);
 
     CaseObservations observed;
     observed.transport = planned.transport;
@@ -189,6 +200,11 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverS
       if (session && observed.driver_report.problem) session->retire();
     }
     observed.transcript = read_transcript(dir / "transcript.jsonl");
+    // A stdio client that had not started its server when the start-up budget ran out did not
+    // start: the runner sees that here, as the HTTP mock server sees it there.
+    if (!http_server && observed.driver->kind == ChildOutcome::Kind::kTimedOut &&
+        !observed.transcript.present && !fs::exists(dir / "mock.pid"))
+      observed.transcript.startup_exceeded_ms = static_cast<double>(startup.count());
     // The runner's own observation of the transcript, judged as the mock server's are.
     if (setup.schemas) {
       const auto revision = observed.transcript.negotiated.value_or(setup.revision);

@@ -21,9 +21,21 @@ TEST(RunnerSafety, HungDriverIgnoringTermIsKilledWithItsGroup) {
   EXPECT_EQ(run.outcome.exit_code, 1) << run.output;
   const auto verdict = case_verdict(run, "stdio", "ping/while-awaiting");
   EXPECT_EQ(verdict["verdict"], "FAIL") << verdict.dump(2);
-  EXPECT_NE(run.output.find("ping/while-awaiting:driver:completed"), std::string::npos)
-      << run.output;
+  // It never started its server: all a stdio run can say of it (docs/verdicts.md, "Timeouts").
+  EXPECT_NE(run.output.find("ping/while-awaiting:driver:started"), std::string::npos) << run.output;
   EXPECT_TRUE(processes_marked(marker).empty()) << "left behind: " << marker;
+}
+
+// Over stdio the client starts the mock server, so no server counts its start-up: the runner
+// killed a client still starting at the case deadline, before the start-up budget was spent,
+// and judged the case's subject (a Python SDK started eight times at once on a loaded machine).
+// At --timeout-multiplier 0.2 the case deadline is 4 s (4.8 s with the driver's grace) and the
+// start-up budget 6 s; this client starts its server after 5.2 s.
+TEST(RunnerSafety, RegressionAStdioClientSlowerToStartThanTheCaseDeadlineWasKilled) {
+  const RunnerRun run = run_runner({"--no-precheck", "--scenario", "ping/id/zero", "--transport",
+                                    "stdio", "--timeout-multiplier", "0.2", "--jobs", "1"},
+                                   {kDrivers + "starts-late.sh", "5.2", MCP_PING_REFERENCE_DRIVER});
+  EXPECT_EQ(case_verdict(run, "stdio", "ping/id/zero")["verdict"], "PASS") << run.output;
 }
 
 TEST(RunnerSafety, DriverPrintingGarbageIsAnErrorQuotingTheLine) {
