@@ -277,7 +277,12 @@ TEST(HttpRules, RegressionLegacySseRefusedABatchIn20250326Session) {
                            {{"send", Json::array({ping_frame("lb1"), ping_frame("lb2")})},
                             {"label", "pings"},
                             {"write", "coalesced"}},
-                           {{"expect_response", "pings"}, {"check", check_def("pongs")}}}),
+                           {{"expect_response", "pings"}, {"check", check_def("pongs")}},
+                           // Written once the pongs are judged: the test waits for it.
+                           {{"send",
+                             {{"jsonrpc", "2.0"},
+                              {"method", "notifications/message"},
+                              {"params", {{"level", "info"}, {"data", "judged"}}}}}}}),
               "sse");
     StreamReader sse(h.port(), "GET", "/sse", {{"Accept", "text/event-stream"}});
     const auto opening = sse.wait_for("\n\n");
@@ -290,6 +295,7 @@ TEST(HttpRules, RegressionLegacySseRefusedABatchIn20250326Session) {
     sse.wait_for("\"lb2\"");
     auto answer = c.post(Json::array({pong("lb1"), pong("lb2")}), {}, path);
     ASSERT_TRUE(answer);
+    if (version == "2025-03-26") sse.wait_for("\"judged\"");
     h.channel().stop();
     h.finish();
     const auto records = h.records();
