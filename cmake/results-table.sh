@@ -5,6 +5,9 @@
 #
 #   sh cmake/results-table.sh        (after `sh cmake/bootstrap.sh test` has built everything
 #                                     and `npm ci` in drivers/ai-sdk)
+#   sh cmake/results-table.sh python-sdk go-sdk
+#                                    runs only the clients named (by folder), and takes the
+#                                    others' reports from the last run, where there are some
 #
 # Writes into build/results-table/ (publish the folder as a whole: its links are relative):
 #   index.html     the side-by-side page; each cell links to the client's page for the case
@@ -28,6 +31,7 @@ runner="$build/bin/mcp-ping-conformance"
 out="$build/results-table"
 [ -x "$runner" ] || { echo "results-table: $runner is missing; run sh cmake/bootstrap.sh test first" >&2; exit 2; }
 suite_version=$("$runner" --version | awk '{print $2}')
+only=" $* "         # the folders to run again; "  " runs every client
 mkdir -p "$out"
 : >"$out/columns"  # LABEL=FOLDER of each client that ran, one a line
 runtimes=""        # "Node.js v20.19.2; Python 3.11.2", for the table's heading
@@ -47,11 +51,21 @@ require() { # <file> <how to get it>: as available, but the script stops without
 runtime() { # <text>: a language runtime the runs used, named once in the heading.
   case "; $runtimes; " in *"; $1; "*) ;; *) runtimes="$runtimes${runtimes:+; }$1" ;; esac
 }
-# Runs the client; its folder becomes a column labelled "NAME VERSION". A run that finds
+# Runs the client (or, when others were named, keeps its last report); its folder becomes a
+# column labelled "NAME VERSION". A run that finds
 # failures exits 1: the table shows them. Exit 2 (a suite error) stops here.
 column() { # <folder> <name> <version> <baseline file or -> -- <driver argv...>
   folder=$1 label="$2 $3" baseline=$4
   shift 5
+  case "$only" in
+    "  " | *" $folder "*) ;;
+    *)
+      if [ -f "$out/$folder/results.json" ]; then
+        echo "$label=$out/$folder" >>"$out/columns"
+        return 0
+      fi
+      ;;
+  esac
   if [ "$baseline" = - ]; then set -- -- "$@"; else set -- --baseline "$baseline" -- "$@"; fi
   status=0
   "$runner" run --report-dir "$out/$folder" "$@" >"$out/$folder.log" 2>&1 || status=$?
@@ -138,6 +152,10 @@ client_rust_sdk() { # The Rust SDK (docs/clients/rust-sdk.md), when bootstrap bu
 # --- Run them, then write the table and the page ---
 
 for entry in $clients; do "$entry"; done
+for name in $only; do
+  grep -q "=$out/$name\$" "$out/columns" ||
+    { echo "results-table: no client ran into the folder $name (a typo, or not set up here)" >&2; exit 2; }
+done
 set --
 while IFS= read -r line; do set -- "$@" --column "$line"; done <"$out/columns"
 table="$out/table.md"
