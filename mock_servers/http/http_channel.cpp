@@ -218,24 +218,46 @@ Incoming HttpChannel::receive(Clock::time_point deadline) {
   return in;
 }
 
-std::optional<std::string> HttpChannel::read_body(const httplib::Request& req,
-                                                  const httplib::ContentReader& reader) {
-  std::string body;
+PostBody HttpChannel::read_body(const httplib::Request& req, const httplib::ContentReader& reader) {
+  PostBody body;
   bool too_large = false;
-  reader([&](const char* data, std::size_t n) {
-    if (body.size() + n > options_.max_body_bytes) {
+  const bool read = reader([&](const char* data, std::size_t n) {
+    if (body.bytes.size() + n > options_.max_body_bytes) {
       too_large = true;
       return false;
     }
-    body.append(data, n);
+    body.bytes.append(data, n);
     return true;
   });
   // httplib itself refuses a Content-Length over the cap with 413 before reading.
   if (too_large || (req.has_header("Content-Length") &&
                     std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
                         options_.max_body_bytes))
-    return std::nullopt;
+    body.status = PostBody::Status::kTooLarge;
+  else if (!read)
+    body.status = PostBody::Status::kCutShort;
   return body;
+}
+
+bool HttpChannel::refuse_unread_body(const httplib::Request& req, httplib::Response& res,
+                                     const PostBody& body, const std::string& session) {
+  if (body.status == PostBody::Status::kWhole) return false;
+  res.set_header("Connection", "close");
+  if (body.status == PostBody::Status::kTooLarge) {
+    reject(req, res,
+           Rejection{HttpRuleId::BodyTooLarge,
+                     "body over " + std::to_string(options_.max_body_bytes) + " bytes"},
+           session);
+    return true;
+  }
+  // Not a message the client sent but one it never finished: nothing to judge, as a server
+  // that reads a request to its end judges nothing of a connection that broke before. No
+  // answer goes out either: httplib closes a connection whose body it could not read.
+  res.status = 400;
+  record_http(req, 400, session,
+              {{"note", "the connection ended after " + std::to_string(body.bytes.size()) +
+                            " bytes of the body: no message"}});
+  return true;
 }
 
 SessionCheck HttpChannel::check_session(const httplib::Request& req) {

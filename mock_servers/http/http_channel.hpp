@@ -45,6 +45,14 @@ struct HttpOptions {
   std::size_t max_streams = 48;  // open SSE streams and pending POSTs together
 };
 
+// A POST's body as read: whole, over the cap, or cut short (the connection ended before the
+// bytes its Content-Length announced, as when a client exits while it writes a request).
+struct PostBody {
+  enum class Status { kWhole, kTooLarge, kCutShort };
+  Status status = Status::kWhole;
+  std::string bytes;
+};
+
 class HttpChannel : public Channel {
  public:
   HttpChannel(Transcript& transcript, HttpOptions options);
@@ -112,9 +120,12 @@ class HttpChannel : public Channel {
   void release_listening_stream(const std::shared_ptr<SseStream>& stream,
                                 const std::string& session, const std::string& name,
                                 bool disconnected);
-  // Reads the body up to the cap; nullopt when it is larger.
-  std::optional<std::string> read_body(const httplib::Request& req,
-                                       const httplib::ContentReader& reader);
+  // Reads the body up to the cap.
+  PostBody read_body(const httplib::Request& req, const httplib::ContentReader& reader);
+  // Answers and records a body that is no message (over the cap, or cut short); false for a
+  // whole one.
+  bool refuse_unread_body(const httplib::Request& req, httplib::Response& res, const PostBody& body,
+                          const std::string& session);
   // The session checks of a Streamable HTTP request after initialize (HttpSessions::check).
   SessionCheck check_session(const httplib::Request& req);
   // Whether requests are served by the 2026-07-28 binding: a modern run in which no

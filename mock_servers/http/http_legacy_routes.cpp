@@ -35,16 +35,10 @@ void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Respo
                                      const httplib::ContentReader& reader) {
   const auto body = read_body(req, reader);
   const auto session = req.get_param_value("sessionId");
-  if (!body) {
-    res.set_header("Connection", "close");
-    return reject(req, res,
-                  Rejection{HttpRuleId::BodyTooLarge,
-                            "body over " + std::to_string(options_.max_body_bytes) + " bytes"},
-                  session);
-  }
+  if (refuse_unread_body(req, res, body, session)) return;
   if (!req.has_param("sessionId"))
     return reject(req, res, Rejection{HttpRuleId::NoSessionParam, "no sessionId query parameter"},
-                  {}, *body);
+                  {}, body.bytes);
   {
     const std::lock_guard lock(mutex_);
     if (!sessions_.contains(session)) {
@@ -53,7 +47,7 @@ void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Respo
       return;
     }
   }
-  const auto message = Json::parse(*body, nullptr, false);
+  const auto message = Json::parse(body.bytes, nullptr, false);
   const bool batch = message.is_array();
   if (message.is_discarded() || (!batch && !is_single_message(message))) {
     const bool json = !message.is_discarded();
@@ -62,16 +56,16 @@ void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Respo
                             json ? "not a JSON-RPC request, notification or response"
                                  : "the body is not JSON",
                             rpc_error(json ? -32600 : -32700, "Invalid message")},
-                  session, *body);
+                  session, body.bytes);
   }
   if (batch) {
     // A session that negotiated 2025-03-26 "MUST support receiving JSON-RPC batches", on
     // whatever transport it runs: taken as on Streamable HTTP, each element a message.
     if (auto refused = check_batch(message, session))
-      return reject(req, res, *refused, session, *body);
+      return reject(req, res, *refused, session, body.bytes);
     if (auto mixed = batch_problem(message)) {
       if (broke(req, res, Rejection{HttpRuleId::MixedBatch, "an invalid batch: " + *mixed}, session,
-                *body))
+                body.bytes))
         return;
     }
   } else if (is_request(message) && method_of(message) == "initialize") {
@@ -80,10 +74,10 @@ void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Respo
     legacy_initialize_ = {session, safe_dump(message["id"])};
   }
   const auto arrived = Clock::now();
-  if (fault_post(req, res, message, *body, session, arrived)) return;
+  if (fault_post(req, res, message, body.bytes, session, arrived)) return;
   res.status = 202;
   record_http(req, 202, session);
-  push_messages(message, *body, facts(req, 202, session), arrived);
+  push_messages(message, body.bytes, facts(req, 202, session), arrived);
 }
 
 }  // namespace mcpping

@@ -52,28 +52,22 @@ std::optional<Rejection> HttpChannel::check_batch(const Json& batch, const std::
 void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& res,
                               const httplib::ContentReader& reader) {
   const auto body = read_body(req, reader);
-  if (!body) {
-    res.set_header("Connection", "close");
-    return reject(req, res,
-                  Rejection{HttpRuleId::BodyTooLarge,
-                            "body over " + std::to_string(options_.max_body_bytes) + " bytes"},
-                  {});
-  }
+  if (refuse_unread_body(req, res, body, {})) return;
   // Whatever its Content-Type says (none, text/plain): the body is read as JSON, as RFC 9110
   // lets a recipient "examine the data to determine its type"; the label is judged below.
-  const auto message = Json::parse(*body, nullptr, false);
+  const auto message = Json::parse(body.bytes, nullptr, false);
   if (message.is_discarded())
     return reject(
         req, res,
         Rejection{HttpRuleId::NotJson, "the body is not JSON", rpc_error(-32700, "Parse error")},
-        {}, *body);
+        {}, body.bytes);
   const bool batch = message.is_array();
   if (!batch && !is_single_message(message)) {
     return reject(
         req, res,
         Rejection{HttpRuleId::NotMessage, "not a JSON-RPC request, notification or response",
                   rpc_error(-32600, "Invalid Request")},
-        {}, *body);
+        {}, body.bytes);
   }
   const bool initialize = !batch && is_request(message) && method_of(message) == "initialize";
   const bool modern = !initialize && modern_binding();
@@ -86,10 +80,10 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
                               "a JSON array (a batch), but a 2026-07-28 POST carries one request "
                               "or notification",
                               rpc_error(-32600, "Invalid Request")},
-                    {}, *body);
+                    {}, body.bytes);
     }
     for (const auto& broken : modern_header_problems(req, message))
-      broke(req, res, broken, session, *body);  // none of them refuses
+      broke(req, res, broken, session, body.bytes);  // none of them refuses
     if (is_routable_response(message)) {
       // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response judges
       // it; answered 202 as before 2026-07-28, so the client's session goes on undisturbed.
@@ -101,12 +95,12 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
     const auto checked = check_session(req);
     session = checked.session;
     for (const auto& broken : checked.broken)
-      if (broke(req, res, broken, session, *body)) return;
+      if (broke(req, res, broken, session, body.bytes)) return;
   }
   // A batch exists in the session's negotiated revision or not at all (2025-03-26 only).
   if (batch) {
     if (auto refused = check_batch(message, session))
-      return reject(req, res, *refused, session, *body);
+      return reject(req, res, *refused, session, body.bytes);
   }
   const auto accept = lower(req.get_header_value("Accept"));
   if (accept.find("application/json") == std::string::npos ||
@@ -114,33 +108,33 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
     if (broke(req, res,
               Rejection{HttpRuleId::PostAccept,
                         "Accept does not list application/json and text/event-stream"},
-              session, *body))
+              session, body.bytes))
       return;
   }
   if (media_type(req.get_header_value("Content-Type")) != "application/json") {
     const auto note =
         req.has_header("Content-Type") ? "Content-Type is not application/json" : "no Content-Type";
-    if (broke(req, res, Rejection{HttpRuleId::ContentType, note}, session, *body)) return;
+    if (broke(req, res, Rejection{HttpRuleId::ContentType, note}, session, body.bytes)) return;
   }
   if (batch) {
     // Lenient: responses batched with requests or notifications fit none of the three forms,
     // but each can be processed.
     if (auto mixed = batch_problem(message)) {
       if (broke(req, res, Rejection{HttpRuleId::MixedBatch, "an invalid batch: " + *mixed}, session,
-                *body))
+                body.bytes))
         return;
     }
   }
 
   const auto arrived = Clock::now();
-  if (fault_post(req, res, message, *body, session, arrived)) return;
+  if (fault_post(req, res, message, body.bytes, session, arrived)) return;
   std::vector<Json> requests;  // what the POST's answer must carry a response to, in order
   for (const auto& element : batch ? message : Json::array({message}))
     if (is_request(element)) requests.push_back(element["id"]);
   if (requests.empty()) {
     res.status = 202;
     record_http(req, 202, session);
-    return push_messages(message, *body, facts(req, 202, session), arrived);
+    return push_messages(message, body.bytes, facts(req, 202, session), arrived);
   }
   if (!admit_stream(req, res, session)) return;
 
@@ -163,7 +157,7 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
     push_event("session-started", {{"session", session}, {"connected", true}});
   }
   record_http(req, 200, session);
-  push_messages(message, *body, facts(req, 200, session), arrived);
+  push_messages(message, body.bytes, facts(req, 200, session), arrived);
 
   std::unique_lock lock(mutex_);
   decided_.wait_until(lock, options_.deadline + std::chrono::seconds(3),

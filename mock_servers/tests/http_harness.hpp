@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "engine/interpreter.hpp"
@@ -241,10 +242,11 @@ inline Json expect_call() {
 }
 
 // A POST written byte for byte, with exactly `header_lines` (each "Name: value"): httplib's
-// client adds a Content-Type to every body, and some clients send none. Returns the status,
-// 0 when there was no answer.
-inline int raw_post(int port, const std::vector<std::string>& header_lines,
-                    const std::string& body) {
+// client adds a Content-Type to every body, and some clients send none. With
+// `declared_length`, the Content-Length says that and the client stops writing after `body`,
+// as one that exits mid-request. Returns the status, 0 when there was no answer.
+inline int raw_post(int port, const std::vector<std::string>& header_lines, const std::string& body,
+                    std::optional<std::size_t> declared_length = std::nullopt) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return 0;
   sockaddr_in addr{};
@@ -255,11 +257,13 @@ inline int raw_post(int port, const std::vector<std::string>& header_lines,
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
   std::string request = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
   for (const auto& line : header_lines) request += line + "\r\n";
-  request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  request += "Content-Length: " + std::to_string(declared_length.value_or(body.size())) +
+             "\r\n\r\n" + body;
   std::string answer;
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
       ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
           static_cast<ssize_t>(request.size())) {
+    if (declared_length) ::shutdown(fd, SHUT_WR);
     char chunk[4096];
     for (ssize_t n; (n = ::recv(fd, chunk, sizeof chunk, 0)) > 0;)
       answer.append(chunk, static_cast<std::size_t>(n));

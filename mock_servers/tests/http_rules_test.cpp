@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <set>
 
 #include "http_harness.hpp"
@@ -308,6 +309,28 @@ TEST(HttpRules, RegressionLegacySseRefusedABatchIn20250326Session) {
       EXPECT_EQ(find_check(records, "transport:valid-message")["outcome"], "broken");
     }
   }
+}
+
+// Regression (a client that exits while it writes a POST, as the Kotlin SDK's driver did after
+// a failed pong: the part that came was read as the whole body, "the body is not JSON", a MUST
+// finding): a body shorter than its Content-Length is no message, and nothing is judged of it.
+TEST(HttpRules, RegressionABodyCutShortWasJudgedAsAMessage) {
+  Harness h(Json::array({{{"handshake", Json::object()}}}));
+  const auto session = handshake(h);
+  const std::string whole = pong("p1").dump();
+  // No answer: httplib closes the connection once the handler that read the body returned.
+  EXPECT_EQ(raw_post(h.port(), {"Mcp-Session-Id: " + session, "Content-Type: application/json"},
+                     whole.substr(0, 10), whole.size()),
+            0);
+  delete_session(h, session);
+  EXPECT_EQ(h.finish(), "eof");
+  const auto records = h.records();
+  EXPECT_TRUE(find_check(records, "transport:valid-message").is_null())
+      << find_check(records, "transport:valid-message");
+  const auto http = records_of(records, "http");
+  EXPECT_TRUE(std::any_of(http.begin(), http.end(), [](const Json& r) {
+    return r.value("note", "").find("the connection ended after 10 bytes") != std::string::npos;
+  })) << Json(http).dump();
 }
 
 TEST(HttpRules, ABatchIsInvalidUnlessTheSessionNegotiated20250326) {
