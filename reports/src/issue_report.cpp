@@ -36,11 +36,8 @@ std::string code_span(std::string text) {
 
 // The first line of `text`, at most `cap` bytes, never cut inside a UTF-8 sequence.
 std::string title_part(const std::string& text, std::size_t cap) {
-  std::string line = text.substr(0, text.find_first_of("\r\n"));
-  if (line.size() <= cap) return line;
-  std::size_t end = cap;
-  while (end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) --end;
-  return line.substr(0, end) + "\u2026";
+  const std::string line = text.substr(0, text.find_first_of("\r\n"));
+  return line.size() <= cap ? line : utf8_prefix(line, cap) + "\u2026";
 }
 
 // A word for a POSIX shell, quoted only when it needs to be.

@@ -8,11 +8,16 @@ std::string safe_dump(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string shorten(const std::string& text, std::size_t limit) {
+std::string utf8_prefix(const std::string& text, std::size_t limit) {
   if (text.size() <= limit) return text;
   std::size_t keep = limit;
   while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
-  return text.substr(0, keep) + "... (" + std::to_string(text.size()) + " bytes)";
+  return text.substr(0, keep);
+}
+
+std::string shorten(const std::string& text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  return utf8_prefix(text, limit) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
 std::string format_ms(double ms) {

@@ -13,6 +13,9 @@ TEST(Text, ShortenKeepsShortTextAndNotesTheFullSize) {
 TEST(Text, ShortenNeverCutsAUtf8Sequence) {
   const std::string text = "a\xC3\xA9z";  // a, e-acute (two bytes), z
   EXPECT_EQ(shorten(text, 2), "a... (4 bytes)");
+  EXPECT_EQ(utf8_prefix(text, 2), "a");
+  EXPECT_EQ(utf8_prefix(text, 3), "a\xC3\xA9");
+  EXPECT_EQ(utf8_prefix(text, 9), text);
 }
 
 TEST(Text, SafeDumpReplacesInvalidUtf8) {

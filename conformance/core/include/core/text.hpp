@@ -15,6 +15,9 @@ using Json = nlohmann::json;
 // Compact JSON that never throws on invalid UTF-8 (client bytes are untrusted).
 std::string safe_dump(const Json& value);
 
+// The first bytes of `text`, at most `limit` of them, never cut inside a UTF-8 sequence.
+std::string utf8_prefix(const std::string& text, std::size_t limit);
+
 // `text` cut to at most `limit` bytes (never inside a UTF-8 sequence) plus a note of its full
 // size: "abc... (1048576 bytes)". Unchanged when it fits.
 std::string shorten(const std::string& text, std::size_t limit);
