@@ -1,16 +1,24 @@
-# Fails when a source file includes a header of a layer it must not depend on
-# (docs/development.md). The ctest test style/layering runs it; by hand:
+# Fails when a C++ file includes a header of a layer it must not depend on, or sits in a
+# folder no rule names (docs/development.md, "Include layering"). The ctest test
+# style/layering runs it; by hand:
 #
 #   cmake -DSOURCE_DIR=<repo> -P cmake/CheckLayering.cmake
 #
-# Only #include "..." counts; <...> includes (system and third-party headers) are free.
-# Test and fuzz folders (any path with a tests/ or fuzz/ component) are not checked.
+# Only #include "..." with a folder counts: <...> includes (system and third-party headers)
+# and same-folder includes are free. Every folder holding C++ has a rule, the first match:
 #
-#   reports/            may include only "reports/..." and "core/..."
-#   conformance/core/   may include nothing of "engine/", "reports/", "conformance/", "http/",
-#                       "stdio/"
-#   conformance/ (rest) may include no "http/..." or "stdio/...", and of "engine/..." only
-#                       "engine/script.hpp"
+#   folder                          may include (header prefixes)
+#   core/                           core/
+#   reports/                        core/ reports/
+#   mock_servers/engine/            core/ engine/
+#   mock_servers/stdio/             core/ engine/ stdio/
+#   mock_servers/http/              core/ engine/ http/
+#   mock_servers/{tests,fuzz}/      core/ engine/ http/ stdio/
+#   conformance/{src,include}/      core/ reports/ conformance/, and engine/script.hpp
+#   conformance/{tests,fuzz}/       core/ reports/ conformance/ engine/
+#   drivers/                        conformance/ in its tests (to start drivers), nothing else
+#   reference_client/               mcp/ (its own headers: it stands apart from the suite)
+#   conformance/broken_client/, fuzz/, benchmarks/, cmake/tests/, docs/tests/: nothing
 cmake_minimum_required(VERSION 3.25)
 
 if(NOT SOURCE_DIR)
@@ -19,38 +27,73 @@ endif()
 cmake_path(ABSOLUTE_PATH SOURCE_DIR NORMALIZE)
 string(REGEX REPLACE "/$" "" SOURCE_DIR "${SOURCE_DIR}")
 
-# Why `header`, included by `file` (both relative), breaks the layering; empty when it does not.
-function(layering_violation file header out)
+# The rule for `file`: the header prefixes it may include ("engine/script.hpp" is a whole
+# header), or "none of the suite"; NOTFOUND when no rule names its folder.
+function(layering_rule file out)
+  set(rules
+    "^core/=core/"
+    "^reports/=core/ reports/"
+    "^mock_servers/engine/=core/ engine/"
+    "^mock_servers/stdio/=core/ engine/ stdio/"
+    "^mock_servers/http/=core/ engine/ http/"
+    "^mock_servers/(tests|fuzz)/=core/ engine/ http/ stdio/"
+    "^conformance/(src|include)/=core/ reports/ conformance/ engine/script.hpp"
+    "^conformance/(tests|fuzz)/=core/ reports/ conformance/ engine/"
+    "^drivers/[^/]+/[^/]+/tests/=conformance/"
+    "^reference_client/=mcp/"
+    "^(conformance/broken_client|drivers|fuzz|benchmarks|cmake/tests|docs/tests)/=")
+  foreach(rule IN LISTS rules)
+    string(REPLACE "=" ";" parts "${rule}")
+    list(GET parts 0 folder)
+    list(LENGTH parts fields)
+    if(file MATCHES "${folder}")
+      set(allowed "")
+      if(fields GREATER 1)
+        list(GET parts 1 allowed)
+        separate_arguments(allowed UNIX_COMMAND "${allowed}")
+      endif()
+      set(${out} "${allowed}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} NOTFOUND PARENT_SCOPE)
+endfunction()
+
+# Why `header`, included by `file` under rule `allowed`, breaks the layering; empty if not.
+function(layering_violation file header allowed out)
   set(why "")
-  if(file MATCHES "^reports/")
-    if(NOT header MATCHES "^(reports|core)/")
-      set(why "reports/ may include only \"reports/...\" and \"core/...\"")
-    endif()
-  elseif(file MATCHES "^conformance/core/")
-    if(header MATCHES "^(engine|reports|conformance|http|stdio)/")
-      set(why "conformance/core/ may include nothing of engine/, reports/, conformance/, http/, stdio/")
-    endif()
-  elseif(file MATCHES "^conformance/")
-    if(header MATCHES "^(http|stdio)/" OR
-       (header MATCHES "^engine/" AND NOT header STREQUAL "engine/script.hpp"))
-      set(why "conformance/ may include no http/ or stdio/ header, and of engine/ only engine/script.hpp")
+  if(header MATCHES "/")
+    set(ok FALSE)
+    foreach(prefix IN LISTS allowed)
+      if((prefix MATCHES "/$" AND header MATCHES "^${prefix}") OR header STREQUAL prefix)
+        set(ok TRUE)
+      endif()
+    endforeach()
+    if(NOT ok)
+      list(JOIN allowed " " shown)
+      if(shown STREQUAL "")
+        set(shown "nothing of the suite")
+      endif()
+      set(why "this folder may include only: ${shown}")
     endif()
   endif()
   set(${out} "${why}" PARENT_SCOPE)
 endfunction()
 
-set(patterns "")
-foreach(dir IN ITEMS reports conformance)
-  foreach(extension IN ITEMS cpp hpp h cc)
-    list(APPEND patterns "${SOURCE_DIR}/${dir}/*.${extension}")
-  endforeach()
-endforeach()
-file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}" ${patterns})
-list(FILTER files EXCLUDE REGEX "(^|/)(tests|fuzz)/")
+file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}"
+  "${SOURCE_DIR}/*.cpp" "${SOURCE_DIR}/*.hpp" "${SOURCE_DIR}/*.h" "${SOURCE_DIR}/*.cc")
+# Build folders (top-level build*), dependencies the drivers install, git's own, and the
+# broken tree the test style/layering-catches-a-violation runs this on.
+list(FILTER files EXCLUDE REGEX "^(build[^/]*|\\.git|cmake/tests/data)/|(^|/)(node_modules|target|\\.venv)/")
 list(SORT files)
 
 set(violations "")
 foreach(file IN LISTS files)
+  layering_rule("${file}" allowed)
+  if(allowed STREQUAL "NOTFOUND")
+    list(APPEND violations "${file}: no layering rule names its folder (add one to cmake/CheckLayering.cmake)")
+    continue()
+  endif()
   file(READ "${SOURCE_DIR}/${file}" content)
   # Each #include "..." at the start of a line, with its line number.
   set(rest "\n${content}")
@@ -66,7 +109,7 @@ foreach(file IN LISTS files)
     list(LENGTH newlines skipped)
     math(EXPR line "${line} + ${skipped} + 1")
     string(SUBSTRING "${rest}" ${after} -1 rest)
-    layering_violation("${file}" "${header}" why)
+    layering_violation("${file}" "${header}" "${allowed}" why)
     if(why)
       list(APPEND violations "${file}:${line}: #include \"${header}\": ${why}")
     endif()

@@ -41,7 +41,7 @@ sanitized_skipped='^(benchmark|docs|style|soak|package|cdash|junit)/'
 # schema test), clang-format 14 (the test style/clang-format, docs/development.md),
 # Python 3 (the Python driver kit's tests, drivers/kit/README.md; its venv module for the
 # Python SDK driver), and jq, curl and GNU time
-# (cmake/benchmark.sh, whose report the test benchmark/report-shape checks).
+# (benchmarks/benchmark.sh, whose report the test benchmark/report-shape checks).
 packages="cmake ninja-build g++ pkg-config libboost1.81-dev nlohmann-json3-dev
 libcpp-httplib-dev libyaml-cpp-dev libvalijson-dev"
 if [ "$mode" != suite ]; then

@@ -435,7 +435,7 @@ TEST(Scenario, ResolvedScriptIsSelfContained) {
 }
 
 // The keys added with the HTTP precision fixes say whom they bind (the loader's own checks
-// are in conformance/core/tests/spec_reference_test.cpp).
+// are in core/tests/spec_reference_test.cpp).
 TEST(Scenario, SpecReferencesSayWhomTheyBind) {
   const auto refs = test::fixture_refs();
   EXPECT_EQ(refs.at("rfc9110.content-type").binds, Binds::Client);

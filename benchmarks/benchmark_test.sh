@@ -1,5 +1,5 @@
 #!/bin/sh
-# cmake/benchmark.sh --quick against a built folder: the report has every section, each with
+# benchmarks/benchmark.sh --quick against a built folder: the report has every section, each with
 # its table, at least one row of figures and the commands; no figure's value is judged.
 #
 #   benchmark_test.sh BENCHMARK_SCRIPT BUILD_DIR WORK_DIR

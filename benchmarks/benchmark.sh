@@ -3,7 +3,7 @@
 # Measures the suite and prints a dated Markdown report on stdout, each figure with the
 # command that produced it (docs/performance.md).
 #
-#   cmake/benchmark.sh [--quick] [SECTION...]
+#   benchmarks/benchmark.sh [--quick] [SECTION...]
 #
 # SECTION: catalogue, overhead, latency, burst, flood (default: all five, in that order).
 # --quick runs every section small (one case, few runs, 100-ping bursts, 16 MiB floods): a
@@ -124,7 +124,7 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -srm), $cores cores" \
 echo "Suite: $("$runner" --version 2>/dev/null | head -n 1)${typescript:+; Node.js $(node --version)}."
 echo "Commands: \`\$B\` is the build folder ($build), \`\$W\` a scratch folder;"
 echo "\`rusage OUT CMD\` runs CMD and records its wall time and the CPU time (user+sys) of"
-echo "CMD and every process it waited for (cmake/benchmark.sh)."
+echo "CMD and every process it waited for (benchmarks/benchmark.sh)."
 
 # ---- catalogue ----
 
