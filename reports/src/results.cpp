@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
+
 namespace mcpping {
 
 bool verdict_fails(Verdict verdict, bool strict) {
@@ -155,12 +157,16 @@ int exit_code(RunStatus status) {
 
 namespace {
 
+// How much of an Actual's shape two checks must share to count as one cause.
+constexpr std::size_t kCauseShapeBytes = 60;
+
 // What "the same way" means for a subject check across cases: its outcome and the start of
-// its Actual, with numbers and quoted values (times, ids, nonces) left out.
+// its Actual, with numbers and quoted values (times, ids, nonces) left out. The whole Actual
+// is reduced before the cut, so a longer id early on cannot push the comparison elsewhere.
 std::string cause_key(const CheckResult& check) {
   std::string shape;
   bool quoted = false;
-  for (const char c : check.actual.substr(0, 60)) {
+  for (const char c : check.actual) {
     const bool digit = c >= '0' && c <= '9';
     if (c == '"') {
       quoted = !quoted;
@@ -171,7 +177,7 @@ std::string cause_key(const CheckResult& check) {
       shape += digit ? '#' : c;
     }
   }
-  return std::string(to_string(check.outcome)) + "|" + shape;
+  return std::string(to_string(check.outcome)) + "|" + utf8_prefix(shape, kCauseShapeBytes);
 }
 
 bool notable(Verdict verdict) {
