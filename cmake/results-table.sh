@@ -53,7 +53,7 @@ runtime() { # <text>: a language runtime the runs used, named once in the headin
 }
 # Runs the client (or, when others were named, keeps its last report); its folder becomes a
 # column labelled "NAME VERSION". A run that finds
-# failures exits 1: the table shows them. Exit 2 (a suite error) stops here.
+# failures exits 1: the table shows them. Exit 2 (usage) or 3 (an ERROR) stops here.
 column() { # <folder> <name> <version> <baseline file or -> -- <driver argv...>
   folder=$1 label="$2 $3" baseline=$4
   shift 5

@@ -41,8 +41,13 @@ namespace {
 using namespace mcpping;
 namespace fs = std::filesystem;
 
+// Exit statuses beside run_status()'s 0 and 1 (docs/ci.md, "Exit status"): 2, the run could
+// not start as asked (the command line, a baseline, a fixture, merge input, a driver that
+// fails the pre-check); 3, the suite failed (exit_code(RunStatus::kError), or anything
+// unforeseen).
 constexpr int kExitOk = 0;
 constexpr int kExitUsage = 2;
+constexpr int kExitSuiteFailure = 3;
 
 struct Catalogue {
   Defaults defaults;
@@ -435,6 +440,17 @@ int serve(const ServeOptions& options) {
   return mcpping::serve(options, catalogue.scenarios, setup, std::cout);
 }
 
+// The run could not start as asked: a value given that the suite cannot use, a report to
+// read or merge that is not one, a --schemas folder without usable schemas, a driver that
+// fails the pre-check. The input must change, not the suite.
+bool is_invocation_error(const std::exception& e) {
+  return dynamic_cast<const std::invalid_argument*>(&e) != nullptr ||
+         dynamic_cast<const ResultsFileError*>(&e) != nullptr ||
+         dynamic_cast<const MergeError*>(&e) != nullptr ||
+         dynamic_cast<const SchemaError*>(&e) != nullptr ||
+         dynamic_cast<const SuiteError*>(&e) != nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -471,7 +487,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "mcp-ping-conformance: " << e.what() << "\n";
-    return kExitUsage;
+    return is_invocation_error(e) ? kExitUsage : kExitSuiteFailure;
   }
-  return kExitUsage;
+  return kExitSuiteFailure;
 }

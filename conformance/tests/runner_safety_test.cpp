@@ -41,7 +41,8 @@ TEST(RunnerSafety, RegressionAStdioClientSlowerToStartThanTheCaseDeadlineWasKill
 TEST(RunnerSafety, DriverPrintingGarbageIsAnErrorQuotingTheLine) {
   const RunnerRun run = run_runner({"--scenario", "ping/while-awaiting", "--transport", "stdio"},
                                    {kDrivers + "prints-garbage.sh"});
-  EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
+  EXPECT_EQ(run.outcome.exit_code, 3) << "an ERROR is the suite's failure, not a usage error\n"
+                                      << run.output;
   const auto verdict = case_verdict(run, "stdio", "ping/while-awaiting");
   EXPECT_EQ(verdict["verdict"], "ERROR");
   EXPECT_NE(verdict["reason"].get<std::string>().find("connecting to the server..."),
@@ -99,7 +100,7 @@ TEST(RunnerSafety, NoPrecheckRunsTheCaseOfADriverThatWouldFailIt) {
   const RunnerRun run =
       run_runner({"--no-precheck", "--scenario", "ping/id/zero", "--transport", "stdio"},
                  {kDrivers + "supports-everything.sh"});
-  EXPECT_EQ(run.outcome.exit_code, 2) << run.output;
+  EXPECT_EQ(run.outcome.exit_code, 3) << run.output;
   EXPECT_EQ(run.output.find("pre-check"), std::string::npos) << run.output;
   const auto verdict = case_verdict(run, "stdio", "ping/id/zero");
   EXPECT_EQ(verdict["verdict"], "ERROR") << run.output;

@@ -236,11 +236,11 @@ void write_results_json(const RunResult& run, const std::filesystem::path& file)
 
 RunResult read_results_json(const std::filesystem::path& file) {
   std::ifstream in(file);
-  if (!in) throw std::runtime_error("cannot read " + file.string());
+  if (!in) throw ResultsFileError("cannot read " + file.string());
   const json doc = json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() ||
       doc.value("format", "") != "mcp-ping-conformance-results/1") {
-    throw std::runtime_error(file.string() + ": not a results.json of mcp-ping-conformance");
+    throw ResultsFileError(file.string() + ": not a results.json of mcp-ping-conformance");
   }
   try {
     RunResult run;
@@ -310,7 +310,7 @@ RunResult read_results_json(const std::filesystem::path& file) {
     }
     return run;
   } catch (const json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
+    throw ResultsFileError(file.string() + ": " + e.what());
   }
 }
 

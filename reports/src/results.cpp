@@ -152,7 +152,7 @@ int exit_code(RunStatus status) {
     case RunStatus::kError:
       break;
   }
-  return 2;
+  return 3;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,13 @@ void write_case_verdict(const CaseResult& result);
 nlohmann::json to_json(const RunResult& run);
 void write_results_json(const RunResult& run, const std::filesystem::path& file);
 
-// Reads results.json back (for `baseline --from` and merging). Throws std::runtime_error
+// A results.json that cannot be read back: missing, not ours, or malformed.
+class ResultsFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads results.json back (for `baseline --from` and merging). Throws ResultsFileError
 // naming the file and what is wrong.
 RunResult read_results_json(const std::filesystem::path& file);
 

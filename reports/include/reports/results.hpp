@@ -145,7 +145,7 @@ std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases);
 bool finding_fails_run(const Finding& finding, bool strict);
 enum class RunStatus { kOk, kFailed, kError };
 RunStatus run_status(const RunResult& run);
-// The exit status a command reports for it: 0, 1, or 2 (as for a usage error).
+// The exit status a command reports for it: 0, 1, or 3 (the suite failed: 2 is a usage error).
 int exit_code(RunStatus status);
 
 // Counts by verdict, for closing lines and JUnit attributes.
