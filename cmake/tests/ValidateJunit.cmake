@@ -98,7 +98,7 @@ run(broken 1 --scenario ping/id/string --scenario ping/id/integer
   --scenario client-ping/answered --baseline "${WORK_DIR}/baseline.yaml"
   -- "${BROKEN_CLIENT}" --fault no-pong)
 run(unsupported 0 --scenario "ping/id/*" --transport stdio -- "${DRIVERS}/unsupported.sh")
-run(error 2 --scenario ping/id/string --transport stdio -- "${DRIVERS}/prints-garbage.sh")
+run(error 3 --scenario ping/id/string --transport stdio -- "${DRIVERS}/prints-garbage.sh")
 
 set(broken "${WORK_DIR}/broken/junit.xml")
 foreach(file IN ITEMS "${broken}" "${WORK_DIR}/unsupported/junit.xml"

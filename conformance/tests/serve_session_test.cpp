@@ -207,7 +207,7 @@ TEST(ServeSession, ExitStatusFollowsTheVerdictAsRunDoes) {
   EXPECT_EQ(status(Verdict::Unsupported), 0);
   EXPECT_EQ(status(Verdict::NonStrict), 0);
   EXPECT_EQ(status(Verdict::Fail), 1);
-  EXPECT_EQ(status(Verdict::Error), 2);
+  EXPECT_EQ(status(Verdict::Error), 3);
   // A failing finding fails a served case as it fails a run, though the case PASSes.
   auto rule = check("http:session-id", Verdict::Fail, "POST without Mcp-Session-Id");
   rule.kind = CheckKind::Collateral;
