@@ -71,6 +71,23 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 fi
 
+# A driver built by Maven: a shaded jar from drivers/<folder>/pom.xml (every version fixed), when
+# Maven and a JDK are there; built again only when the POM or a source is newer than the jar.
+maven_driver() { # <folder under drivers/> <jar in its target/> <name in messages>
+  maven_dir="$root/drivers/$1"
+  maven_jar="$maven_dir/target/$2"
+  if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+    echo "bootstrap: $3 driver skipped (no mvn or no java on PATH)"
+  elif [ ! -f "$maven_jar" ] || [ -n "$(find "$maven_dir/pom.xml" "$maven_dir/src" -newer "$maven_jar" 2>/dev/null)" ]; then
+    echo "bootstrap: mvn package in drivers/$1"
+    if ! (cd "$maven_dir" && mvn -q -B package); then
+      rm -f "$maven_jar"
+      echo "bootstrap: mvn package failed for drivers/$1" >&2
+      exit 1
+    fi
+  fi
+}
+
 # The TypeScript SDK driver's pinned dependencies (drivers/typescript/package-lock.json), so
 # the tests also validate that client. Node.js from Debian (nodejs, npm) when none is there.
 if [ "$mode" = test ]; then
@@ -119,20 +136,9 @@ if [ "$mode" = test ]; then
   else
     echo "bootstrap: Go SDK driver skipped (no go on PATH)"
   fi
-  # The official Java SDK's driver: a shaded jar from drivers/java-sdk/pom.xml (every version
-  # fixed) when Maven and a JDK are there; built again only when the POM or a source is newer.
-  java_dir="$root/drivers/java-sdk"
-  java_jar="$java_dir/target/java-sdk-driver.jar"
-  if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
-    echo "bootstrap: Java SDK driver skipped (no mvn or no java on PATH)"
-  elif [ ! -f "$java_jar" ] || [ -n "$(find "$java_dir/pom.xml" "$java_dir/src" -newer "$java_jar" 2>/dev/null)" ]; then
-    echo "bootstrap: mvn package in drivers/java-sdk"
-    if ! (cd "$java_dir" && mvn -q -B package); then
-      rm -f "$java_jar"
-      echo "bootstrap: mvn package failed for drivers/java-sdk" >&2
-      exit 1
-    fi
-  fi
+  # The official Java and Kotlin SDKs' drivers, each a shaded jar from its POM.
+  maven_driver java-sdk java-sdk-driver.jar "Java SDK"
+  maven_driver kotlin-sdk kotlin-sdk-driver.jar "Kotlin SDK"
   # The official Rust SDK's driver (rmcp), built from drivers/rust-sdk/Cargo.lock (every
   # crate's checksum checked) when cargo is there: the locked crates are fetched for this
   # host (nothing is downloaded when they are cached), then built offline. Quick when nothing

@@ -22,7 +22,8 @@
 #     instead: the README's table must not silently lose a column);
 #   - how to get its version, and how to run it, with its name and baseline:
 #     `column FOLDER "NAME" "VERSION" BASELINE|- -- DRIVER ARGV...`.
-# Adding an SDK is adding its entry, as client_rust_sdk below is.
+# Adding an SDK is adding its entry, as client_rust_sdk below is (client_kotlin_sdk for a
+# driver built by Maven).
 # (docs/reports.md, "The results table").
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,6 +72,16 @@ column() { # <folder> <name> <version> <baseline file or -> -- <driver argv...>
   "$runner" run --report-dir "$out/$folder" "$@" >"$out/$folder.log" 2>&1 || status=$?
   [ "$status" -le 1 ] || { echo "results-table: the $folder run failed (exit $status), see $out/$folder.log" >&2; exit 2; }
   echo "$label=$out/$folder" >>"$out/columns"
+}
+
+# A driver built by Maven (cmake/bootstrap.sh): drivers/<folder>/target/<folder>-driver.jar,
+# started by its run-driver, its version the POM's property named.
+maven_column() { # <folder> <name> <version property in its pom.xml>
+  available "$root/drivers/$1/target/$1-driver.jar" \
+    "sh cmake/bootstrap.sh test builds it when mvn and java are on PATH" || return 0
+  runtime "Java $(java -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p')"
+  column "$1" "$2" "$(sed -n "s|.*<$3>\(.*\)</$3>.*|\1|p" "$root/drivers/$1/pom.xml")" \
+    "$root/drivers/$1/baseline.yaml" -- "$root/drivers/$1/run-driver"
 }
 
 # --- The clients, in column order ---
@@ -131,12 +142,7 @@ client_typescript_v2() { # The TypeScript SDK's v2 client (docs/clients/typescri
 
 clients="$clients client_java_sdk"
 client_java_sdk() { # The Java SDK (docs/clients/java-sdk.md), when bootstrap built its jar
-  available "$root/drivers/java-sdk/target/java-sdk-driver.jar" \
-    "sh cmake/bootstrap.sh test builds it when mvn and java are on PATH" || return 0
-  runtime "Java $(java -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p')"
-  column java-sdk "Java SDK (io.modelcontextprotocol.sdk:mcp)" \
-    "$(sed -n 's|.*<mcp.version>\(.*\)</mcp.version>.*|\1|p' "$root/drivers/java-sdk/pom.xml")" \
-    "$root/drivers/java-sdk/baseline.yaml" -- "$root/drivers/java-sdk/run-driver"
+  maven_column java-sdk "Java SDK (io.modelcontextprotocol.sdk:mcp)" mcp.version
 }
 
 clients="$clients client_rust_sdk"
@@ -147,6 +153,11 @@ client_rust_sdk() { # The Rust SDK (docs/clients/rust-sdk.md), when bootstrap bu
     "$(awk '$0 == "name = \"rmcp\"" {getline; gsub(/[^0-9.]/, ""); print}' \
       "$root/drivers/rust-sdk/Cargo.lock")" \
     "$root/drivers/rust-sdk/baseline.yaml" -- "$driver"
+}
+
+clients="$clients client_kotlin_sdk"
+client_kotlin_sdk() { # The Kotlin SDK (docs/clients/kotlin-sdk.md), when bootstrap built its jar
+  maven_column kotlin-sdk "Kotlin SDK (io.modelcontextprotocol:kotlin-sdk-client)" mcp.kotlin.version
 }
 
 # --- Run them, then write the table and the page ---
