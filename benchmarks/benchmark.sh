@@ -5,13 +5,13 @@
 #
 #   benchmarks/benchmark.sh [--quick] [SECTION...]
 #
-# SECTION: catalogue, overhead, latency, burst, flood (default: all five, in that order).
-# --quick runs every section small (one case, few runs, 100-ping bursts, 16 MiB floods): a
-# smoke run of the script itself whose figures mean nothing. The build folder is
-# MCP_PING_BUILD_DIR (default <repo>/build), already built. The TypeScript SDK is measured
-# too when node and drivers/typescript/node_modules are there (not with --quick). Needs bash
-# (CPU times), jq (results.json) and curl (the HTTP flood). Exit status 0, 1 when a
-# measurement could not be made, 2 for a bad command line or build folder.
+# SECTION: catalogue, overhead, latency, burst, loopback, flood (default: all six, in that
+# order). --quick runs every section small (one case, few runs, 100-ping bursts and POSTs,
+# 16 MiB floods): a smoke run of the script itself whose figures mean nothing. The build
+# folder is MCP_PING_BUILD_DIR (default <repo>/build), already built with its tests. The
+# TypeScript SDK is measured too when node and drivers/typescript/node_modules are there (not
+# with --quick). Needs bash (CPU times), jq (results.json) and curl (the HTTP flood). Exit
+# status 0, 1 when a measurement could not be made, 2 for a bad command line or build folder.
 set -eu
 
 usage() {
@@ -24,18 +24,19 @@ sections=
 for word in "$@"; do
   case "$word" in
     --quick) quick=true ;;
-    catalogue | overhead | latency | burst | flood) sections="$sections $word" ;;
+    catalogue | overhead | latency | burst | loopback | flood) sections="$sections $word" ;;
     *) usage ;;
   esac
 done
-[ -n "$sections" ] || sections="catalogue overhead latency burst flood"
+[ -n "$sections" ] || sections="catalogue overhead latency burst loopback flood"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MCP_PING_BUILD_DIR:-$root/build}
 runner=$build/bin/mcp-ping-conformance
 reference=$build/bin/mcp-reference-driver
+loopback=$build/bin/mcp-http-loopback-bench
 for exe in "$runner" "$reference" "$build/bin/mcp-mock-stdio-server" \
-  "$build/bin/mcp-mock-http-server"; do
+  "$build/bin/mcp-mock-http-server" "$loopback"; do
   [ -x "$exe" ] || {
     echo "benchmark: $exe is missing (build the suite in $build first)" >&2
     exit 2
@@ -176,6 +177,48 @@ section_catalogue() {
 
 # ---- overhead ----
 
+# overhead_runs TRANSPORT RUNS: runs ping/id/zero RUNS times each way, plain (the build
+# folder's runner, a fresh report folder each time, as a first ctest run) and under the
+# wrappers; appends "plain-wall plain-cpu wall cpu runner+mock mock driver" per run to
+# $work/overhead.rows and prints how many of the 2 x RUNS runs passed.
+overhead_runs() {
+  passes=0
+  i=0
+  while [ "$i" -lt "$2" ]; do
+    i=$((i + 1))
+    : >"$work/mcp-mock-stdio-server.times"
+    : >"$work/mcp-mock-http-server.times"
+    : >"$work/driver.times"
+    if "$work/rusage" "$work/plain.times" "$runner" run --scenario ping/id/zero \
+      --transport "$1" --jobs 1 --no-precheck --report-dir "$work/overhead-plain-$i" \
+      -- "$reference" >"$work/overhead.log" 2>&1; then
+      passes=$((passes + 1))
+    fi
+    if "$work/rusage" "$work/overhead.times" "$work/bin/mcp-ping-conformance" run \
+      --scenario ping/id/zero --transport "$1" --jobs 1 --no-precheck \
+      --report-dir "$work/overhead" \
+      -- "$work/rusage" "$work/driver.times" "$reference" >"$work/overhead.log" 2>&1; then
+      passes=$((passes + 1))
+    fi
+    case "$1" in
+      stdio) mock=$work/mcp-mock-stdio-server.times ;;
+      *) mock=$work/mcp-mock-http-server.times ;;
+    esac
+    { [ -s "$mock" ] && [ -s "$work/driver.times" ]; } || continue
+    plain="$(last_field 1 "$work/plain.times") $(last_field 2 "$work/plain.times")"
+    total=$(last_field 2 "$work/overhead.times")
+    driver=$(last_field 2 "$work/driver.times")
+    mock_cpu=$(last_field 2 "$mock")
+    # stdio: the driver waited for the mock server, so the driver's figure holds it.
+    if [ "$1" = stdio ]; then
+      echo "$plain $(last_field 1 "$work/overhead.times") $total $((total - driver + mock_cpu)) $mock_cpu $((driver - mock_cpu))"
+    else
+      echo "$plain $(last_field 1 "$work/overhead.times") $total $((total - driver)) $mock_cpu $driver"
+    fi >>"$work/overhead.rows"
+  done
+  echo "$passes"
+}
+
 section_overhead() {
   echo
   echo "## overhead: one short case (ping/id/zero) alone, reference client"
@@ -184,57 +227,33 @@ section_overhead() {
   $quick && runs=2
   transports="stdio streamable-http sse"
   $quick && transports=stdio
-  echo "Medians over $runs runs, each as a ctest test runs it: with --no-precheck, as the ctest"
-  echo "module checks the driver once per ctest run (a plain one-case run starts the driver a"
-  echo "second time, beside the case, for that check). runner + mock = the runner and the mock"
-  echo "server, without the driver (for stdio the driver starts the mock server, so its figure"
-  echo "contains the mock's)."
+  echo "Medians over $runs runs each way, each as a ctest test runs it: with --no-precheck, as"
+  echo "the ctest module checks the driver once per ctest run (a plain one-case run starts the"
+  echo "driver a second time, beside the case, for that check). Plain: the build folder's"
+  echo "runner, a fresh report folder each run. Wrapped: the runner with each mock server and"
+  echo "the driver under rusage, whose bash wrappers add to the wall time, so that runner + mock"
+  echo "= the runner and the mock server without the driver (for stdio the driver starts the"
+  echo "mock server, so its figure contains the mock's)."
   echo
-  echo "| transport | wall ms | CPU ms, all | runner + mock ms | mock server ms | driver ms | verdicts |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| transport | wall ms | CPU ms, all | wrapped: wall ms | CPU ms, all | runner + mock ms | mock server ms | driver ms | verdicts |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for transport in $transports; do
     : >"$work/overhead.rows"
-    passes=0
-    i=0
-    while [ "$i" -lt "$runs" ]; do
-      i=$((i + 1))
-      : >"$work/mcp-mock-stdio-server.times"
-      : >"$work/mcp-mock-http-server.times"
-      : >"$work/driver.times"
-      if "$work/rusage" "$work/overhead.times" "$work/bin/mcp-ping-conformance" run \
-        --scenario ping/id/zero --transport "$transport" --jobs 1 --no-precheck \
-        --report-dir "$work/overhead" \
-        -- "$work/rusage" "$work/driver.times" "$reference" >"$work/overhead.log" 2>&1; then
-        passes=$((passes + 1))
-      fi
-      case "$transport" in
-        stdio) mock=$work/mcp-mock-stdio-server.times ;;
-        *) mock=$work/mcp-mock-http-server.times ;;
-      esac
-      { [ -s "$mock" ] && [ -s "$work/driver.times" ]; } || continue
-      total=$(last_field 2 "$work/overhead.times")
-      driver=$(last_field 2 "$work/driver.times")
-      mock_cpu=$(last_field 2 "$mock")
-      # stdio: the driver waited for the mock server, so the driver's figure holds it.
-      if [ "$transport" = stdio ]; then
-        echo "$(last_field 1 "$work/overhead.times") $total $((total - driver + mock_cpu)) $mock_cpu $((driver - mock_cpu))"
-      else
-        echo "$(last_field 1 "$work/overhead.times") $total $((total - driver)) $mock_cpu $driver"
-      fi >>"$work/overhead.rows"
-    done
+    passes=$(overhead_runs "$transport" "$runs")
     if [ ! -s "$work/overhead.rows" ]; then
-      echo "| $transport | - | - | - | - | - | $passes/$runs passed |"
+      echo "| $transport | - | - | - | - | - | - | - | $passes/$((2 * runs)) passed |"
       failed=1
       continue
     fi
     row="| $transport"
-    for column in 1 2 3 4 5; do
+    for column in 1 2 3 4 5 6 7; do
       row="$row | $(awk -v c="$column" '{ print $c }' "$work/overhead.rows" | median)"
     done
-    echo "$row | $passes/$runs passed |"
+    echo "$row | $passes/$((2 * runs)) passed |"
   done
   echo
   echo '```sh'
+  shown "$work/rusage $work/plain.times $runner run --scenario ping/id/zero --transport T --jobs 1 --no-precheck --report-dir $work/overhead-plain-I -- $reference"
   shown "$work/rusage $work/overhead.times $work/bin/mcp-ping-conformance run --scenario ping/id/zero --transport T --jobs 1 --no-precheck --report-dir $work/overhead -- $work/rusage $work/driver.times $reference"
   echo "# \$W/bin: a copy of the runner and wrappers that start each mock server under rusage"
   echo '```'
@@ -300,38 +319,57 @@ section_latency() {
 
 # ---- burst ----
 
+# burst_fixtures P: a copy of fixtures/ whose ping/burst writes P pings, in $work/fixtures-P.
+burst_fixtures() {
+  [ -d "$work/fixtures-$1" ] && return
+  cp -R "$root/fixtures" "$work/fixtures-$1"
+  sed -e "s/\"repeat\": 1000,/\"repeat\": $1,/" -e "s/^  \"title\": \"1,000 pings/  \"title\": \"$1 pings/" \
+    "$root/fixtures/scenarios/ping/burst.json" >"$work/fixtures-$1/scenarios/ping/burst.json"
+  grep -q "\"repeat\": $1," "$work/fixtures-$1/scenarios/ping/burst.json"
+}
+
+# The burst's pongs get the burst cap (burst_cap_ms, 10 s), scaled with the burst's size.
+burst_multiplier() { awk -v p="$1" 'BEGIN { m = p / 1000; print (m < 1 ? 1 : m) }'; }
+
+# The driver command of CLIENT for a burst: the call pending during the burst must not time
+# out first (the reference driver's default: 3 s).
+burst_driver() {
+  if [ "$1" = reference ]; then echo "$reference --request-timeout-ms 120000"; else echo "$typescript"; fi
+}
+
+# burst_run CLIENT TRANSPORT P: runs the P-ping burst; prints "pongs/P ms pongs-per-s" from the
+# runner's burst line, nothing when there is none (the log is $work/burst-CLIENT-TRANSPORT.log).
+burst_run() {
+  log=$work/burst-$1-$2.log
+  # shellcheck disable=SC2046 # the driver command is words
+  "$runner" run --fixtures "$work/fixtures-$3" --scenario ping/burst --transport "$2" \
+    --jobs 1 --timeout-multiplier "$(burst_multiplier "$3")" --report-dir "$work/burst-$1-$2" \
+    -- $(burst_driver "$1") >"$log" 2>&1 || true
+  # "burst ping/burst, T: P/N pongs, the last X ms after the first ping, R pongs/s"
+  sed -n "s|^burst ping/burst, $2: \([0-9]*/[0-9]*\) pongs, the last \([0-9.]*\) ms after the first ping, \([0-9.]*\) pongs/s.*|\1 \2 \3|p" "$log"
+}
+
+burst_command() {
+  shown "$runner run --fixtures $work/fixtures-$2 --scenario ping/burst --transport T --jobs 1 --timeout-multiplier $(burst_multiplier "$2") --report-dir $work/burst -- $(burst_driver "$1")"
+}
+
 section_burst() {
   echo
   pings=10000
   $quick && pings=100
   echo "## burst: $pings pings at once (ping/burst with \"repeat\": $pings)"
   echo
-  cp -R "$root/fixtures" "$work/fixtures"
-  burst=$work/fixtures/scenarios/ping/burst.json
-  sed -e "s/\"repeat\": 1000,/\"repeat\": $pings,/" -e "s/^  \"title\": \"1,000 pings/  \"title\": \"$pings pings/" \
-    "$root/fixtures/scenarios/ping/burst.json" >"$burst"
-  grep -q "\"repeat\": $pings," "$burst" || {
+  burst_fixtures "$pings" || {
     trouble "fixtures/scenarios/ping/burst.json has no \"repeat\": 1000 to scale"
     return
   }
-  # Its pongs get the burst cap (burst_cap_ms, 10 s), scaled with the burst's size.
-  multiplier=$(awk -v p="$pings" 'BEGIN { m = p / 1000; print (m < 1 ? 1 : m) }')
   echo "| client | transport | pongs | time to last pong ms | pongs/s | target |"
   echo "|---|---|---|---|---|---|"
   for client in $(clients); do
-    driver=$(driver_of "$client")
-    # The call pending during the burst must not time out first (the driver's default: 3 s).
-    [ "$client" = reference ] && driver="$driver --request-timeout-ms 120000"
     for transport in stdio streamable-http sse; do
-      log=$work/burst-$client-$transport.log
-      # shellcheck disable=SC2086
-      "$runner" run --fixtures "$work/fixtures" --scenario ping/burst --transport "$transport" \
-        --jobs 1 --timeout-multiplier "$multiplier" --report-dir "$work/burst-$client-$transport" \
-        -- $driver >"$log" 2>&1 || true
-      # "burst ping/burst, T: P/N pongs, the last X ms after the first ping, R pongs/s"
-      figures=$(sed -n "s|^burst ping/burst, $transport: \([0-9]*/[0-9]*\) pongs, the last \([0-9.]*\) ms after the first ping, \([0-9.]*\) pongs/s.*|\1 \2 \3|p" "$log")
+      figures=$(burst_run "$client" "$transport" "$pings")
       if [ -z "$figures" ]; then
-        echo "| $(client_label "$client") | $transport | - | - | - | no burst figures ($(tail -n 1 "$log")) |"
+        echo "| $(client_label "$client") | $transport | - | - | - | no burst figures ($(tail -n 1 "$work/burst-$client-$transport.log")) |"
         failed=1
         continue
       fi
@@ -353,12 +391,67 @@ section_burst() {
   echo "\`bursts\` of the case in \$W/burst-*/results.json holds the same figures."
   echo
   echo '```sh'
-  echo "cp -R fixtures \$W/fixtures   # then \"repeat\": $pings in \$W/fixtures/scenarios/ping/burst.json"
-  for client in $(clients); do
-    driver=$(driver_of "$client")
-    [ "$client" = reference ] && driver="$driver --request-timeout-ms 120000"
-    shown "$runner run --fixtures $work/fixtures --scenario ping/burst --transport T --jobs 1 --timeout-multiplier $multiplier --report-dir $work/burst -- $driver"
-  done
+  echo "cp -R fixtures \$W/fixtures-$pings   # then \"repeat\": $pings in \$W/fixtures-$pings/scenarios/ping/burst.json"
+  for client in $(clients); do burst_command "$client" "$pings"; done
+  echo '```'
+}
+
+# ---- loopback ----
+
+# loopback_figure NAME: "posts ms connections" of the bench's line for server NAME.
+loopback_figure() {
+  sed -n "s|^$1: \([0-9]*\)/[0-9]* answered 202, \([0-9.]*\) ms, [0-9.]* ms per POST, \([0-9]*\) connection.*|\1 \2 \3|p" "$work/loopback.log"
+}
+
+# loopback_row LABEL "posts ms connections" CLOSE-MS KEEP-ALIVE-MS: a row with both ratios.
+loopback_row() {
+  # shellcheck disable=SC2086
+  set -- "$1" $2 "$3" "$4"
+  awk -v what="$1" -v n="$2" -v ms="$3" -v c="$4" -v by_close="$5" -v by_keep="$6" 'BEGIN {
+    printf "| %s | %d | %.1f | %.4f | %s | %.2f | %.2f |\n", what, n, ms, ms / n, c,
+      (by_close > 0 ? ms / by_close : 0), (by_keep > 0 ? ms / by_keep : 0) }'
+}
+
+section_loopback() {
+  echo
+  posts=10000
+  $quick && posts=100
+  echo "## loopback: the reference client's $posts pong POSTs, mock server against a bare cpp-httplib server"
+  echo
+  if ! { [ -s "$work/flood-streamable-http.json" ] || flood_script streamable-http; }; then
+    trouble "no resolved streamable-http script to run the HTTP mock server with"
+    return
+  fi
+  mkdir -p "$work/loopback-evidence"
+  "$loopback" --posts "$posts" --mock-server "$build/bin/mcp-mock-http-server" \
+    --script "$work/flood-streamable-http.json" --evidence-dir "$work/loopback-evidence" \
+    >"$work/loopback.log" 2>&1 || true
+  burst_fixtures "$posts" || true
+  burst=$(burst_run reference streamable-http "$posts")
+  close=$(loopback_figure bare-close)
+  keep=$(loopback_figure bare-keep-alive)
+  mock=$(loopback_figure mock-server)
+  if [ -z "$close" ] || [ -z "$keep" ] || [ -z "$mock" ] || [ -z "$burst" ]; then
+    trouble "loopback: $(tail -n 1 "$work/loopback.log"); burst: ${burst:-none}"
+    return
+  fi
+  close_ms=$(echo "$close" | awk '{ print $2 }')
+  keep_ms=$(echo "$keep" | awk '{ print $2 }')
+  echo "| what | POSTs | wall ms | ms per POST | connections | / bare close | / bare keep-alive |"
+  echo "|---|---|---|---|---|---|---|"
+  loopback_row "reference client, ping/burst on streamable-http: first ping to last pong" \
+    "$(echo "$burst" | awk '{ split($1, p, "/"); print p[1], $2, p[1] }')" "$close_ms" "$keep_ms"
+  loopback_row "mock server, the pong POSTs alone (after initialize)" "$mock" "$close_ms" "$keep_ms"
+  loopback_row "bare cpp-httplib server, 202 and Connection: close" "$close" "$close_ms" "$keep_ms"
+  loopback_row "bare cpp-httplib server, keep-alive (one connection, TCP_NODELAY)" "$keep" "$close_ms" "$keep_ms"
+  echo
+  echo "Each POST is a pong's body, one after another on a new connection with a new cpp-httplib"
+  echo "client, as the reference client posts each pong (keep-alive: one client for all). The"
+  echo "burst row is the runner's \`burst\` line; the others are mcp-http-loopback-bench's."
+  echo
+  echo '```sh'
+  shown "$loopback --posts $posts --mock-server $build/bin/mcp-mock-http-server --script $work/flood-streamable-http.json --evidence-dir $work/loopback-evidence"
+  burst_command reference "$posts" | sed 's/--transport T/--transport streamable-http/'
   echo '```'
 }
 

@@ -23,7 +23,7 @@ MCP_PING_BUILD_DIR=$build sh "$benchmark" --quick >"$work/report.md" 2>"$work/st
 grep -q '^# mcp-ping-conformance benchmark$' "$work/report.md" || fail "no title"
 grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC, .*[0-9]+ cores' "$work/report.md" ||
   fail "no dated machine line"
-for section in catalogue overhead latency burst flood; do
+for section in catalogue overhead latency burst loopback flood; do
   # The section's lines: from its heading to the next one.
   sed -n "/^## $section:/,/^## /p" "$work/report.md" >"$work/$section.md"
   [ -s "$work/$section.md" ] || fail "no section $section"
@@ -43,6 +43,9 @@ MCP_PING_BUILD_DIR=$build sh "$benchmark" --quick overhead >"$work/one.md" 2>&1 
 status=0
 sh "$benchmark" --quick nonsense >/dev/null 2>&1 || status=$?
 [ "$status" -eq 2 ] || fail "an unknown section exits $status, not 2"
+status=0
+"$build/bin/mcp-http-loopback-bench" --posts 0 >/dev/null 2>&1 || status=$?
+[ "$status" -eq 2 ] || fail "mcp-http-loopback-bench --posts 0 exits $status, not 2"
 status=0
 MCP_PING_BUILD_DIR=$work/none sh "$benchmark" --quick >/dev/null 2>&1 || status=$?
 [ "$status" -eq 2 ] || fail "a missing build folder exits $status, not 2"

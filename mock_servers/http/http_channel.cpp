@@ -33,9 +33,8 @@ void HttpChannel::start() {
   port_ = server_.bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("cannot bind 127.0.0.1");
   raise_backlog(port_);
-  listener_ = std::thread([this] { server_.listen_after_bind(); });
-  if (!wait_until_running(server_, std::chrono::seconds(5)))
-    throw std::runtime_error("the HTTP server did not start");
+  // Connections made before the accept loop runs wait in the backlog: the URL goes out now.
+  accept_loop_.start(server_);
 }
 
 std::string HttpChannel::url() const {
@@ -52,10 +51,7 @@ void HttpChannel::stop() {
   }
   decided_.notify_all();
   in_cv_.notify_all();
-  if (listener_.joinable()) {
-    server_.stop();
-    listener_.join();
-  }
+  accept_loop_.stop(server_, std::chrono::seconds(5));
 }
 
 void HttpChannel::install_routes() {

@@ -19,7 +19,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include <httplib.h>
@@ -28,6 +27,7 @@
 #include "engine/transcript.hpp"
 #include "http/http_rules.hpp"
 #include "http/http_sessions.hpp"
+#include "http/httplib_support.hpp"
 #include "http/sse_stream.hpp"
 
 namespace mcpping {
@@ -60,7 +60,8 @@ class HttpChannel : public Channel {
   HttpChannel(const HttpChannel&) = delete;
   HttpChannel& operator=(const HttpChannel&) = delete;
 
-  // Binds 127.0.0.1 on a free port and serves from a thread; returns once it accepts.
+  // Binds 127.0.0.1 on a free port and serves from a thread; returns once the socket listens
+  // (connections wait in its backlog until the accept loop runs).
   // Throws std::runtime_error when it cannot bind.
   void start();
   // "http://127.0.0.1:<port>/mcp" (or "/sse" for legacy).
@@ -190,7 +191,7 @@ class HttpChannel : public Channel {
   Transcript& transcript_;
   const HttpOptions options_;
   httplib::Server server_;
-  std::thread listener_;
+  AcceptLoop accept_loop_;
   int port_ = 0;
   std::atomic<bool> stopping_{false};
 

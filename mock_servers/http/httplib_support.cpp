@@ -72,6 +72,26 @@ bool wait_until_running(const httplib::Server& server, std::chrono::milliseconds
   return server.is_running();
 }
 
+AcceptLoop::~AcceptLoop() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void AcceptLoop::start(httplib::Server& server) {
+  thread_ = std::thread([this, &server] {
+    server.listen_after_bind();
+    ended_ = true;
+  });
+}
+
+void AcceptLoop::stop(httplib::Server& server, std::chrono::milliseconds limit) {
+  if (!thread_.joinable()) return;
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!server.is_running() && !ended_ && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  server.stop();
+  thread_.join();
+}
+
 // The accepted socket a request came on is found by its peer port (httplib 0.11 does not
 // give handlers their socket): a "reset" fault must abort that very connection.
 int connection_fd(int server_port, int peer_port) {

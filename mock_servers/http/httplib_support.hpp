@@ -1,10 +1,12 @@
 // Everything the HTTP mock server does to work around cpp-httplib 0.11, in one place.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include <httplib.h>
 
@@ -28,6 +30,26 @@ void raise_backlog(int server_port);
 
 // Waits until the accept loop runs (at most `limit`); false if it never did.
 bool wait_until_running(const httplib::Server& server, std::chrono::milliseconds limit);
+
+// A bound server's accept loop, on a thread of its own. The socket listens from the bind on,
+// so a client may connect before the loop runs (its connection waits in the backlog): the
+// server's URL can be given out as soon as start() returns, without waiting for the thread.
+class AcceptLoop {
+ public:
+  AcceptLoop() = default;
+  ~AcceptLoop();
+  AcceptLoop(const AcceptLoop&) = delete;
+  AcceptLoop& operator=(const AcceptLoop&) = delete;
+
+  void start(httplib::Server& server);
+  // Ends the loop and joins its thread (idempotent). httplib 0.11's stop() does nothing
+  // until the loop runs, so this first waits for it to run, at most `limit`.
+  void stop(httplib::Server& server, std::chrono::milliseconds limit);
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> ended_{false};
+};
 
 // Aborts the accepted connection whose client port is `peer_port`: no response, an RST.
 void abort_connection(int server_port, int peer_port);

@@ -2,7 +2,8 @@
 //
 // The MCP server the runner starts for an HTTP case: Streamable HTTP or legacy HTTP+SSE on
 // 127.0.0.1 (the resolved script's `transport`). Prints {"url":...} as its only stdout
-// line once it accepts connections, runs the script, writes its evidence into DIR.
+// line once its socket listens (a connection made then waits for the accept loop), runs the
+// script, writes its evidence into DIR.
 // Exit status: 0 after a run, 2 for a bad command line or script or a failed start.
 #include <cstdio>
 #include <optional>

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -74,6 +76,48 @@ TEST_F(ConfiguredServer, ANewConnectionSilentForMoreThanTwoSecondsIsStillServed)
   ::close(fd);
   ASSERT_GT(got, 0) << "the server closed the connection before its request";
   EXPECT_EQ(std::string(answer, 12), "HTTP/1.1 200");
+}
+
+// The mock server gives out its URL as soon as AcceptLoop::start() returns, before the loop's
+// thread may have run: a client connecting at once waits in the backlog and is served.
+TEST(AcceptLoop, AClientConnectingRightAfterStartIsServed) {
+  httplib::Server server;
+  configure_server(server, HttplibSizing{});
+  server.Post("/x", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok", "text/plain");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  AcceptLoop loop;
+  loop.start(server);
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(5, 0);
+  client.set_read_timeout(5, 0);
+  const auto res = client.Post("/x", "{}", "application/json");
+  loop.stop(server, std::chrono::seconds(5));
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+}
+
+// httplib 0.11's stop() does nothing until the accept loop runs: a stop right after start
+// must still end the loop, or the join would wait forever.
+TEST(AcceptLoop, AStopRightAfterStartEndsTheLoop) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto ended = done->get_future();
+  // Detached, with its state shared: a hang fails the test instead of blocking it.
+  std::thread([done] {
+    for (int i = 0; i < 20; ++i) {
+      httplib::Server server;
+      if (server.bind_to_any_port("127.0.0.1") <= 0) return;  // the broken promise fails
+      AcceptLoop loop;
+      loop.start(server);
+      loop.stop(server, std::chrono::seconds(5));
+    }
+    done->set_value();
+  }).detach();
+  ASSERT_EQ(ended.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "stop() right after start() left the accept loop running";
+  EXPECT_NO_THROW(ended.get());
 }
 
 }  // namespace
