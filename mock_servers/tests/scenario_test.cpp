@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "core/check_registry.hpp"
 #include "test_support.hpp"
 
 namespace mcpping {
@@ -353,18 +354,6 @@ TEST(Scenario, HttpOptionsAreResolved) {
   } catch (const FixtureError& e) {
     EXPECT_EQ(e.pointer() + ": " + e.reason(), "/http/post_responses: must be \"auto\" or \"sse\"");
   }
-}
-
-TEST(Scenario, RevisionsAndTransports) {
-  EXPECT_EQ(known_revisions().size(), 5u);
-  EXPECT_EQ(revision_index("2024-11-05"), 0u);
-  EXPECT_EQ(revision_index("2026-07-28"), 4u);
-  EXPECT_FALSE(revision_index("2025-01-01"));
-  EXPECT_EQ(known_transports(), (std::vector<std::string>{"stdio", "streamable-http", "sse"}));
-  EXPECT_TRUE(revision_is_modern("2026-07-28"));
-  EXPECT_FALSE(revision_is_modern("2025-11-25"));
-  EXPECT_FALSE(revision_is_modern("2099-01-01"));  // unknown: not claimed
-  EXPECT_EQ(latest_legacy_revision(), "2025-11-25");
 }
 
 TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
