@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 #include "core/timing.hpp"
 #include "core/transcript_model.hpp"
+#include "core/transport.hpp"
 #include "reports/json_report.hpp"
 
 namespace mcpping {
@@ -142,7 +143,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverS
     // driver its URL.
     std::optional<BackgroundProcess> http_server;
     json server;
-    if (planned.transport == "stdio") {
+    if (!is_http_transport(planned.transport)) {
       server = {{"command",
                  {setup.mock_stdio_server.string(), "--script", script_file.string(),
                   "--evidence-dir", dir.string()}}};

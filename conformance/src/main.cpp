@@ -26,6 +26,7 @@
 #include "core/files.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
+#include "core/transport.hpp"
 #include "engine/script.hpp"
 #include "reports/baseline.hpp"
 #include "reports/comparison.hpp"
@@ -304,7 +305,8 @@ SuiteSetup driver_setup(const RunOptions& options) {
 // --precheck-only: the ctest module runs it once, as the fixture every case test requires.
 int precheck_only(const RunOptions& options) {
   start_interrupt_watcher();
-  const std::string transport = options.transport.value_or("stdio");
+  const std::string transport =
+      options.transport.value_or(std::string(to_string(Transport::Stdio)));
   precheck_driver(driver_setup(options), transport);
   std::cout << "the driver passed the pre-check: given the op \"__unsupported__\" on " << transport
             << ", it exited 127\n";
@@ -357,7 +359,7 @@ int run(const RunOptions& options) {
   setup.refs = catalogue.refs;
   setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
   if (std::any_of(cases.begin(), cases.end(),
-                  [](const PlannedCase& c) { return c.transport != "stdio"; })) {
+                  [](const PlannedCase& c) { return is_http_transport(c.transport); })) {
     setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
   }
 
@@ -432,7 +434,7 @@ int run(const RunOptions& options) {
 int serve(const ServeOptions& options) {
   Catalogue catalogue = load(options.fixtures);
   ServeSetup setup{std::move(catalogue.defaults), std::move(catalogue.refs), {}, {}};
-  if (options.transport == "stdio") {
+  if (!is_http_transport(options.transport)) {
     setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
   } else {
     setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");

@@ -2,16 +2,18 @@
 
 #include <sstream>
 
+#include "core/driver_op.hpp"
 #include "core/text.hpp"
+#include "core/transport.hpp"
 #include "reports/markdown.hpp"
 
 namespace mcpping {
 
 namespace {
 
-const char* const kStreamableHttp = "streamable-http";
-
 std::string op_of(const Json& step) { return step.value("op", ""); }
+
+bool is_op(const Json& step, DriverOp op) { return op_of(step) == to_string(op); }
 
 std::string ops_of(const Json& steps) {
   std::string out;
@@ -24,10 +26,12 @@ HarnessFit unfit(std::string why) { return HarnessFit{std::nullopt, std::move(wh
 // Rule 2: connect, at most one request the harness's tools/list can stand for, close.
 std::optional<std::string> steps_misfit(const Json& steps) {
   const bool shape = (steps.size() == 2 || steps.size() == 3) &&
-                     op_of(steps.front()) == "connect" && op_of(steps.back()) == "close";
+                     is_op(steps.front(), DriverOp::Connect) &&
+                     is_op(steps.back(), DriverOp::Close);
   const bool request_fits =
-      steps.size() != 3 || ((op_of(steps[1]) == "call_tool" || op_of(steps[1]) == "list_tools") &&
-                            !steps[1].contains("request_timeout"));
+      steps.size() != 3 ||
+      ((is_op(steps[1], DriverOp::CallTool) || is_op(steps[1], DriverOp::ListTools)) &&
+       !steps[1].contains("request_timeout"));
   if (shape && request_fits) return std::nullopt;
   return "a harness only connects, lists tools and closes; this case's client steps are " +
          ops_of(steps) +
@@ -65,7 +69,7 @@ std::optional<std::string> rewrite_script(Json& script) {
 }  // namespace
 
 HarnessFit fit_official_harness(const Scenario& scenario, const std::string& transport) {
-  if (transport != kStreamableHttp) {
+  if (find_transport(transport) != Transport::StreamableHttp) {
     return HarnessFit{std::nullopt,
                       "the official suite's client harnesses speak Streamable HTTP only", true};
   }
@@ -75,8 +79,9 @@ HarnessFit fit_official_harness(const Scenario& scenario, const std::string& tra
   }
   Scenario adapted = scenario;
   if (auto why = rewrite_script(adapted.script)) return unfit(std::move(*why));
-  adapted.driver_steps =
-      Json::array({{{"op", "connect"}}, {{"op", "list_tools"}}, {{"op", "close"}}});
+  adapted.driver_steps = Json::array();
+  for (const auto op : {DriverOp::Connect, DriverOp::ListTools, DriverOp::Close})
+    adapted.driver_steps.push_back({{"op", to_string(op)}});
   // Its exit stands in for the driver checks, at their level: after the server's own violation
   // a failed call is SHOULD or MAY for a driver, and so it is for a harness.
   const auto strength = [](Level l) {
@@ -132,13 +137,14 @@ DriverInvocation official_harness_invocation(const std::vector<std::string>& har
 std::string official_harness_listing(const std::vector<Scenario>& catalogue, bool markdown) {
   std::ostringstream covered, others;
   std::size_t count = 0;
+  const std::string streamable(to_string(Transport::StreamableHttp));
   for (const auto& scenario : catalogue) {
-    if (!scenario.runs_on(kStreamableHttp)) {
+    if (!scenario.runs_on(streamable)) {
       others << "| `" << scenario.id << "` | runs on "
              << markdown_cell(join(scenario.transports, ", ")) << " only |\n";
       continue;
     }
-    const HarnessFit fit = fit_official_harness(scenario, kStreamableHttp);
+    const HarnessFit fit = fit_official_harness(scenario, streamable);
     if (!fit.scenario) {
       others << "| `" << scenario.id << "` | " << markdown_cell(fit.why_not) << " |\n";
       continue;
@@ -149,7 +155,7 @@ std::string official_harness_listing(const std::vector<Scenario>& catalogue, boo
       covered << "| `" << scenario.id << "` | " << markdown_cell(scenario.title) << " | "
               << (steps.size() == 3 ? op_of(steps[1]) : "(none)") << " |\n";
     } else {
-      covered << scenario.id << "  " << kStreamableHttp << "  " << scenario.title << "\n";
+      covered << scenario.id << "  " << streamable << "  " << scenario.title << "\n";
     }
   }
   if (!markdown) return covered.str();

@@ -11,10 +11,12 @@
 #include "conformance/case_runner.hpp"
 #include "conformance/child_process.hpp"
 #include "conformance/mock_watch.hpp"
+#include "core/driver_op.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/timing.hpp"
 #include "core/transcript_model.hpp"
+#include "core/transport.hpp"
 #include "reports/evidence.hpp"
 #include "reports/json_report.hpp"
 
@@ -77,9 +79,7 @@ std::string tool_call_text(const Json& call) {
 }
 
 std::string transport_name(const std::string& transport) {
-  if (transport == "streamable-http") return "Streamable HTTP";
-  if (transport == "sse") return "legacy HTTP+SSE";
-  return transport;
+  return std::string(traits_of(parse_transport(transport)).display_name);
 }
 
 // Why the wait ended, for a person; `end_reason` is the transcript's `end` record's.
@@ -170,23 +170,23 @@ Json human_paced_script(const Scenario& scenario, const Defaults& defaults,
 }
 
 std::string client_step_text(const Json& step, const std::string& transport) {
-  const std::string op = step.value("op", "");
-  if (op == "connect") {
-    return transport == "stdio" ? "connect: start the server above and initialize"
-                                : "connect to the URL above and initialize";
+  const auto op = find_driver_op(step.value("op", ""));
+  if (op == DriverOp::Connect) {
+    return is_http_transport(transport) ? "connect to the URL above and initialize"
+                                        : "connect: start the server above and initialize";
   }
-  if (op == "call_tool") return "call " + tool_call_text(step) + timeout_text(step);
-  if (op == "call_tools_concurrently") {
+  if (op == DriverOp::CallTool) return "call " + tool_call_text(step) + timeout_text(step);
+  if (op == DriverOp::CallToolsConcurrently) {
     std::vector<std::string> calls;
     for (const auto& call : step.value("calls", Json::array()))
       calls.push_back(tool_call_text(call));
     return "call at once, each without waiting for the others: " + join(calls, "; ");
   }
-  if (op == "list_tools") return "list the tools" + timeout_text(step);
-  if (op == "ping") return "send a ping" + timeout_text(step);
-  if (op == "idle")
+  if (op == DriverOp::ListTools) return "list the tools" + timeout_text(step);
+  if (op == DriverOp::Ping) return "send a ping" + timeout_text(step);
+  if (op == DriverOp::Idle)
     return "stay idle for " + safe_dump(step.value("ms", Json(0))) + " ms: no request";
-  if (op == "close") return "close the connection";
+  if (op == DriverOp::Close) return "close the connection";
   return "do " + shorten(safe_dump(step), 300);
 }
 
@@ -265,7 +265,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
       resolve_driver_steps(scenario, scaled_timeouts(setup.defaults, options.timeout_multiplier));
   const milliseconds grace = driver_grace(options.timeout_multiplier);
   const milliseconds wait(options.wait_ms);
-  const bool stdio = options.transport == "stdio";
+  const bool stdio = !is_http_transport(options.transport);
 
   out << "mcp-ping-conformance serve: " << scenario.id << " over "
       << transport_name(options.transport) << ", revision " << options.revision << "\n  "

@@ -18,6 +18,7 @@
 #include "conformance/job_budget.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "core/transport.hpp"
 #include "reports/evidence.hpp"
 
 namespace mcpping {
@@ -67,9 +68,9 @@ std::string details_for(const CaseResult& result) {
 ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transport) {
   const fs::path dir = setup.report_dir / "precheck";
   fs::create_directories(dir);
-  const nlohmann::json server = transport == "stdio"
-                                    ? nlohmann::json{{"command", {"/bin/false"}}}
-                                    : nlohmann::json{{"url", "http://127.0.0.1:9/mcp"}};
+  const nlohmann::json server = is_http_transport(transport)
+                                    ? nlohmann::json{{"url", "http://127.0.0.1:9/mcp"}}
+                                    : nlohmann::json{{"command", {"/bin/false"}}};
   const nlohmann::json steps = nlohmann::json::array({{{"op", std::string(kUnsupportedOp)}}});
   const auto invocation =
       make_invocation(setup.driver_argv, "__precheck__", transport, setup.revision, server, steps);

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/driver_op.hpp"
 #include "core/files.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
@@ -17,9 +18,6 @@ namespace {
 const std::vector<std::string> kTopLevelKeys = {
     "title",        "description",   "catches", "transports",    "not_on", "revisions",
     "driver_steps", "driver_checks", "script",  "deadline_kill", "http",   "exclusive"};
-
-const std::vector<std::string> kDriverOps = {
-    "connect", "call_tool", "call_tools_concurrently", "list_tools", "ping", "idle", "close"};
 
 using Checker = FixtureReader;
 
@@ -71,20 +69,21 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const auto p = "/driver_steps/" + std::to_string(i);
     const auto& step = c.object(steps[i], p);
-    const auto op = c.string(c.member(step, "op", p), p + "/op");
-    if (std::find(kDriverOps.begin(), kDriverOps.end(), op) == kDriverOps.end()) {
-      c.fail(p + "/op", "unknown op \"" + op + "\" (known: " + join(kDriverOps, ", ") + ")");
+    const auto spelling = c.string(c.member(step, "op", p), p + "/op");
+    const auto op = find_driver_op(spelling);
+    if (!op) {
+      c.fail(p + "/op",
+             "unknown op \"" + spelling + "\" (known: " + join(known_driver_ops(), ", ") + ")");
     }
-    if (op == "call_tool") {
-      c.only_keys(step, {"op", "name", "arguments", "request_timeout"}, p);
+    c.only_keys(step, traits_of(*op).keys, p);
+    if (op == DriverOp::CallTool) {
       c.nonempty_string(c.member(step, "name", p), p + "/name");
       if (step.contains("arguments")) {
         c.object(step["arguments"], p + "/arguments");
         check_argument_macros(c, step["arguments"], p + "/arguments");
       }
-    } else if (op == "call_tools_concurrently") {
+    } else if (op == DriverOp::CallToolsConcurrently) {
       // Contract v1.2: calls in flight together need at least two of them.
-      c.only_keys(step, {"op", "calls"}, p);
       const auto& calls = c.array(c.member(step, "calls", p), p + "/calls");
       if (calls.size() < 2) c.fail(p + "/calls", "needs at least 2 calls");
       for (std::size_t j = 0; j < calls.size(); ++j) {
@@ -97,17 +96,12 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
           check_argument_macros(c, call["arguments"], q + "/arguments");
         }
       }
-    } else if (op == "list_tools" || op == "ping") {
-      c.only_keys(step, {"op", "request_timeout"}, p);
-    } else if (op == "idle") {
-      c.only_keys(step, {"op", "ms", "timeout"}, p);
+    } else if (op == DriverOp::Idle) {
       if (step.contains("ms") == step.contains("timeout")) {
         c.fail(p, "an idle step needs exactly one of \"ms\" and \"timeout\"");
       }
       if (step.contains("ms")) c.count(step["ms"], p + "/ms", 0);
       if (step.contains("timeout")) check_timeout(c, step["timeout"], p + "/timeout", timeouts);
-    } else {
-      c.only_keys(step, {"op"}, p);
     }
     if (step.contains("request_timeout"))
       check_timeout(c, step["request_timeout"], p + "/request_timeout", timeouts);
@@ -137,61 +131,6 @@ void check_http_options(const Checker& c, const Json& http) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& known_revisions() {
-  static const std::vector<std::string> revisions = {"2024-11-05", "2025-03-26", "2025-06-18",
-                                                     "2025-11-25", "2026-07-28"};
-  return revisions;
-}
-
-std::optional<std::size_t> revision_index(std::string_view revision) {
-  const auto& all = known_revisions();
-  const auto it = std::find(all.begin(), all.end(), revision);
-  if (it == all.end()) return std::nullopt;
-  return static_cast<std::size_t>(it - all.begin());
-}
-
-const std::vector<std::string>& known_transports() {
-  static const std::vector<std::string> transports = {"stdio", "streamable-http", "sse"};
-  return transports;
-}
-
-bool revision_has_batches(std::string_view revision) { return revision == "2025-03-26"; }
-
-bool revision_is_modern(std::string_view revision) {
-  const auto index = revision_index(revision);
-  return index && *index >= *revision_index("2026-07-28");
-}
-
-const std::string& latest_legacy_revision() {
-  static const std::string revision = [] {
-    std::string last;
-    for (const auto& r : known_revisions())
-      if (!revision_is_modern(r)) last = r;
-    return last;
-  }();
-  return revision;
-}
-
-std::optional<std::string> transport_absent_at(std::string_view transport,
-                                               std::string_view revision) {
-  constexpr std::string_view kStreamableFrom = "2025-03-26";
-  const auto index = revision_index(revision);
-  if (transport == "streamable-http" && index && *index < *revision_index(kStreamableFrom)) {
-    return "Streamable HTTP exists from revision " + std::string(kStreamableFrom) + ", not in " +
-           std::string(revision);
-  }
-  return std::nullopt;
-}
-
-std::string nearest_revision_on(std::string_view transport, std::string_view revision) {
-  const auto index = revision_index(revision);
-  if (!index || !transport_absent_at(transport, revision)) return std::string(revision);
-  const auto& all = known_revisions();
-  for (std::size_t i = *index + 1; i < all.size(); ++i)
-    if (!transport_absent_at(transport, all[i])) return all[i];
-  return std::string(revision);
-}
 
 const std::vector<std::string>& required_timeouts() {
   static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
@@ -447,7 +386,7 @@ Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) 
     step[to] = static_cast<std::int64_t>(std::llround(it->second));
   };
   for (auto& step : steps) {
-    if (step.value("op", "") == "idle") resolve(step, "timeout", "ms");
+    if (step.value("op", "") == to_string(DriverOp::Idle)) resolve(step, "timeout", "ms");
     resolve(step, "request_timeout", "timeout_ms");
     if (step.contains("arguments")) step["arguments"] = expand_repeats(step["arguments"]);
     if (step.contains("calls")) step["calls"] = expand_repeats(step["calls"]);

@@ -89,12 +89,5 @@ TEST(CheckRegistry, ApplicableRevisionsNameTheCoveredRanges) {
             "2024-11-05..2025-11-25");
 }
 
-TEST(CheckRegistry, AStreamableHttpSessionIsNeverOlderThanTheTransport) {
-  EXPECT_EQ(nearest_revision_on("streamable-http", "2024-11-05"), "2025-03-26");
-  EXPECT_EQ(nearest_revision_on("streamable-http", "2025-06-18"), "2025-06-18");
-  EXPECT_EQ(nearest_revision_on("stdio", "2024-11-05"), "2024-11-05");
-  EXPECT_EQ(nearest_revision_on("sse", "2024-11-05"), "2024-11-05");
-}
-
 }  // namespace
 }  // namespace mcpping

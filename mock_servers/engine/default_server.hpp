@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/revision.hpp"
+
 namespace mcpping {
 
 using Json = nlohmann::json;
@@ -14,8 +16,8 @@ struct ServerDefaults {
   Json server_info = Json::object();
   Json capabilities = Json::object();
   Json tools = Json::array();
-  std::string revision = "2025-11-25";  // offered when the client's version is unknown
-  std::string transport;                // the case's: a revision must exist on it
+  std::string revision = default_revision();  // offered when the client's version is unknown
+  std::string transport;                      // the case's: a revision must exist on it
 };
 
 // From a resolve_script() result.

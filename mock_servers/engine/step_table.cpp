@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "core/transport.hpp"
 #include "engine/script.hpp"
 #include "engine/step_parser.hpp"
 #include "engine/steps/step_kinds.hpp"
@@ -101,18 +102,18 @@ void check_transports(const FixtureReader& c, const StepKind& kind, const std::s
                       const std::vector<std::string>* effective) {
   if (!effective || kind.transports == StepTransports::Any) return;
   const std::string action(kind.name);
-  const bool has_stdio =
-      std::find(effective->begin(), effective->end(), "stdio") != effective->end();
-  const bool has_http = std::any_of(effective->begin(), effective->end(),
-                                    [](const std::string& t) { return t != "stdio"; });
+  const auto is = [](Transport transport) {
+    return [transport](const std::string& t) { return find_transport(t) == transport; };
+  };
+  const bool has_stdio = std::any_of(effective->begin(), effective->end(), is(Transport::Stdio));
+  const bool has_http = !std::all_of(effective->begin(), effective->end(), is(Transport::Stdio));
   if (has_stdio && kind.transports == StepTransports::HttpOnly)
     c.fail(p + "/" + action, action + " is an HTTP step: the case cannot list \"stdio\"");
   if (has_http && kind.transports == StepTransports::StdioOnly)
     c.fail(p + "/" + action,
            action + " is a stdio step: the case can list only \"stdio\" as its transport");
   const bool only_streamable =
-      std::all_of(effective->begin(), effective->end(),
-                  [](const std::string& t) { return t == "streamable-http"; });
+      std::all_of(effective->begin(), effective->end(), is(Transport::StreamableHttp));
   if (!only_streamable && kind.transports == StepTransports::StreamableHttpOnly)
     c.fail(p + "/" + action, action +
                                  " is a Streamable HTTP step (resumable streams): the case can "

@@ -4,7 +4,7 @@
 
 #include <regex>
 
-#include "core/scenario.hpp"
+#include "core/revision.hpp"
 #include "core/text.hpp"
 
 namespace mcpping {
@@ -83,11 +83,10 @@ SessionCheck HttpSessions::check_session_and_version(const httplib::Request& req
     }
     out.session = id;
   }
-  // The header exists from 2025-06-18 on: the rule applies when the session negotiated it.
+  // The rule applies when the session negotiated a revision that has the header.
   const auto& negotiated = sessions_.at(out.session).protocol_version;
-  const auto from = revision_index("2025-06-18");
-  const auto index = negotiated ? revision_index(*negotiated) : std::nullopt;
-  if (!index || !from || *index < *from) return out;
+  const auto revision = negotiated ? find_revision(*negotiated) : std::nullopt;
+  if (!revision || !traits_of(*revision).protocol_version_header) return out;
   if (!req.has_header("MCP-Protocol-Version")) {
     out.broken.push_back(
         Rejection{HttpRuleId::ProtocolVersion,

@@ -11,6 +11,7 @@
 
 #include "core/scenario.hpp"
 #include "core/timing.hpp"
+#include "core/transport.hpp"
 #include "engine/host.hpp"
 #include "engine/interpreter.hpp"
 #include "engine/script.hpp"
@@ -44,10 +45,11 @@ int main(int argc, char** argv) {
   try {
     loaded = load_script(args->script);
     const auto transport = loaded.resolved["transport"].get<std::string>();
-    if (transport != "streamable-http" && transport != "sse")
+    const auto known = find_transport(transport);
+    if (!known || !traits_of(*known).http)
       throw FixtureError(
           args->script, "/transport",
-          "the HTTP mock server runs \"streamable-http\" or \"sse\", not \"" + transport + "\"");
+          "the HTTP mock server runs HTTP transports only, not \"" + transport + "\"");
   } catch (const std::exception& e) {
     transcript->fatal(std::string("bad script: ") + e.what());
     transcript->end("fatal");
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
 
   const Json& resolved = loaded.resolved;
   HttpOptions options;
-  options.legacy = resolved["transport"] == "sse";
+  options.legacy = parse_transport(resolved["transport"].get<std::string>()) == Transport::Sse;
   options.post_always_sse = resolved.contains("http") &&
                             resolved["http"].value("post_responses", std::string("auto")) == "sse";
   options.modern = revision_is_modern(resolved["revision"].get<std::string>());

@@ -356,18 +356,6 @@ TEST(Scenario, HttpOptionsAreResolved) {
   }
 }
 
-TEST(Scenario, RevisionsAndTransports) {
-  EXPECT_EQ(known_revisions().size(), 5u);
-  EXPECT_EQ(revision_index("2024-11-05"), 0u);
-  EXPECT_EQ(revision_index("2026-07-28"), 4u);
-  EXPECT_FALSE(revision_index("2025-01-01"));
-  EXPECT_EQ(known_transports(), (std::vector<std::string>{"stdio", "streamable-http", "sse"}));
-  EXPECT_TRUE(revision_is_modern("2026-07-28"));
-  EXPECT_FALSE(revision_is_modern("2025-11-25"));
-  EXPECT_FALSE(revision_is_modern("2099-01-01"));  // unknown: not claimed
-  EXPECT_EQ(latest_legacy_revision(), "2025-11-25");
-}
-
 TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
   const auto defaults = test::fixture_defaults();
   const auto scaled = scaled_timeouts(defaults, 2.5);

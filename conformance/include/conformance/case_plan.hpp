@@ -20,7 +20,7 @@ struct PlannedCase {
 struct PlanRequest {
   std::vector<std::string> globs;        // empty: every scenario
   std::optional<std::string> transport;  // empty: every transport the suite hosts
-  std::string revision = "2025-11-25";
+  std::string revision = default_revision();
   std::vector<std::string> hosted_transports;  // those the suite has a mock server for
 };
 

@@ -25,7 +25,7 @@ struct SuiteSetup {
   // driver_argv is an official-suite client harness (official_harness.hpp), and the planned
   // cases are those adapted to it.
   bool official_harness = false;
-  std::string revision = "2025-11-25";
+  std::string revision = default_revision();
   double timeout_multiplier = 1.0;
   std::filesystem::path report_dir;
   // The specification's schemas (--schemas): every client message is validated against the

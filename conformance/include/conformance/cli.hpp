@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/revision.hpp"
+
 namespace mcpping {
 
 // A command line the suite cannot act on (exit status 2).
@@ -19,7 +21,7 @@ struct RunOptions {
   std::vector<std::string> scenario_globs;
   std::optional<std::string> transport;
   bool strict = false;
-  std::string revision = "2025-11-25";
+  std::string revision = default_revision();
   double timeout_multiplier = 1.0;
   std::filesystem::path report_dir = "mcp-ping-report";
   std::optional<std::filesystem::path> junit;  // default: <report dir>/junit.xml
@@ -72,7 +74,7 @@ struct MergeOptions {
 struct ServeOptions {
   std::string scenario;  // an id, or a glob that matches exactly one case
   std::string transport;
-  std::string revision = "2025-11-25";
+  std::string revision = default_revision();
   double timeout_multiplier = 1.0;
   std::filesystem::path report_dir = "mcp-ping-report";
   std::optional<std::filesystem::path> fixtures;

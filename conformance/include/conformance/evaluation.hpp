@@ -17,7 +17,7 @@ namespace mcpping {
 struct CaseObservations {
   std::string transport;
   // The run's --revision: the session's revision when the transcript names none negotiated.
-  std::string revision = "2025-11-25";
+  std::string revision = default_revision();
   // nullopt when no driver ran (`serve`: a person drove the client): the driver-side checks
   // then have nothing to judge.
   std::optional<ChildOutcome> driver = ChildOutcome{};

@@ -13,43 +13,14 @@
 
 #include "core/check.hpp"
 #include "core/fixture_reader.hpp"
+#include "core/revision.hpp"
 #include "core/spec_reference.hpp"
+#include "core/transport.hpp"
 #include "core/verdict.hpp"
 
 namespace mcpping {
 
 using Json = nlohmann::json;
-
-// The known protocol revisions, oldest first.
-const std::vector<std::string>& known_revisions();
-// Index in known_revisions(), or nullopt for an unknown revision.
-std::optional<std::size_t> revision_index(std::string_view revision);
-
-// The known transports: "stdio", "streamable-http", "sse".
-const std::vector<std::string>& known_transports();
-
-// Whether a session at `revision` may carry JSON-RPC batches: 2025-03-26 only (its schema
-// adds JSONRPCBatchRequest and JSONRPCBatchResponse; 2025-06-18 removes them).
-bool revision_has_batches(std::string_view revision);
-
-// Whether `revision` is a modern one: per-request metadata and server/discover, no
-// initialize handshake, no ping (2026-07-28 on; "Modern: protocol versions that convey
-// version, identity, and capabilities as per-request metadata").
-bool revision_is_modern(std::string_view revision);
-// The newest revision with the initialize handshake (2025-11-25): what an initialize selects.
-const std::string& latest_legacy_revision();
-
-// Why `transport` has no place in a session at `revision`, or nullopt when it has one.
-// Streamable HTTP exists from 2025-03-26 on. stdio exists in every revision, and so does
-// legacy HTTP+SSE: it is the 2024-11-05 transport, and from 2025-03-26 on the transports
-// page keeps it in its "Backwards Compatibility" section, for clients that support older
-// servers (docs/verdicts.md, "Spec precision decisions").
-std::optional<std::string> transport_absent_at(std::string_view transport,
-                                               std::string_view revision);
-
-// `revision`, or when `transport` does not exist in it, the oldest later revision it exists
-// in (Streamable HTTP: 2025-03-26).
-std::string nearest_revision_on(std::string_view transport, std::string_view revision);
 
 // A check on one of the driver's step lines.
 struct DriverCheck {
@@ -80,8 +51,9 @@ struct Scenario {
   // For each known transport the case does not run on, why it means nothing there (one line,
   // shown in docs/catalogue.md).
   std::map<std::string, std::string> not_on;
-  std::string revision_from = "2024-11-05";
-  std::string revision_until = "2025-11-25";
+  // By default a case applies to every revision with the initialize handshake (and ping).
+  std::string revision_from = known_revisions().front();
+  std::string revision_until = latest_legacy_revision();
   Json driver_steps;  // array
   std::vector<DriverCheck> driver_checks;
   Json script;                        // array of steps, as in the file
@@ -148,8 +120,8 @@ std::vector<Scenario> load_catalogue(const std::filesystem::path& scenarios_dir,
 
 // What one case needs to know at run time.
 struct RunSettings {
-  std::string transport = "stdio";
-  std::string revision = "2025-11-25";
+  std::string transport{to_string(Transport::Stdio)};
+  std::string revision = default_revision();
   double timeout_multiplier = 1.0;
 };
 

@@ -1,0 +1,45 @@
+// What the registries (revision, transport, driver op) share: a table of rows in the order of
+// their enum's enumerators, each row with the value's `spelling`.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/text.hpp"
+
+namespace mcpping::spelling_table {
+
+template <typename Enum, typename Row>
+const Row& row_of(const std::vector<Row>& rows, Enum value) {
+  return rows.at(static_cast<std::size_t>(value));
+}
+
+template <typename Enum, typename Row>
+std::optional<Enum> find(const std::vector<Row>& rows, std::string_view spelling) {
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].spelling == spelling) return static_cast<Enum>(i);
+  return std::nullopt;
+}
+
+// The value spelled `spelling`; throws std::invalid_argument naming `what` and the known ones.
+template <typename Enum, typename Row>
+Enum parse(const std::vector<Row>& rows, std::string_view spelling, std::string_view what) {
+  if (auto value = find<Enum>(rows, spelling)) return *value;
+  std::vector<std::string> known;
+  for (const auto& row : rows) known.emplace_back(row.spelling);
+  throw std::invalid_argument("unknown " + std::string(what) + " \"" + std::string(spelling) +
+                              "\" (known: " + join(known, ", ") + ")");
+}
+
+template <typename Row>
+std::vector<std::string> spellings(const std::vector<Row>& rows) {
+  std::vector<std::string> out;
+  for (const auto& row : rows) out.emplace_back(row.spelling);
+  return out;
+}
+
+}  // namespace mcpping::spelling_table
