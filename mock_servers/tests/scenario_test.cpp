@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "core/check_registry.hpp"
 #include "test_support.hpp"
 
 namespace mcpping {
