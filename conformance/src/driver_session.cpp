@@ -222,7 +222,6 @@ std::optional<std::string> DriverSession::start_process() {
   ::fcntl(process->err, F_SETFL, O_NONBLOCK);
   process->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, process->pid, 0));
   process_ = std::move(process);
-  ++started_;
   return std::nullopt;
 }
 

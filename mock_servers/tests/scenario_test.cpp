@@ -27,7 +27,7 @@ TEST(Scenario, EveryRealFixtureLoads) {
     for (const auto& transport : s.transports) {
       RunSettings run;
       run.transport = transport;
-      EXPECT_NO_THROW(validate_resolved_script(resolve_script(s, defaults, run), s.id));
+      EXPECT_NO_THROW(parse_resolved_script(resolve_script(s, defaults, run), s.id));
     }
   }
 }
@@ -370,7 +370,7 @@ TEST(Scenario, HttpOptionsAreResolved) {
   auto broken = resolved;
   broken["http"] = {{"post_responses", "json"}};
   try {
-    validate_resolved_script(broken, "r.json");
+    parse_resolved_script(broken, "r.json");
     ADD_FAILURE() << "accepted";
   } catch (const FixtureError& e) {
     EXPECT_EQ(e.pointer() + ": " + e.reason(), "/http/post_responses: must be \"auto\" or \"sse\"");
@@ -447,13 +447,13 @@ TEST(Scenario, ResolvedScriptIsSelfContained) {
   EXPECT_EQ(r["script"], stdio_script);
   ASSERT_EQ(r["checks"].size(), s.script_checks.size());
   EXPECT_EQ(r["checks"][2]["id"], Json("pong-while-idle"));
-  EXPECT_NO_THROW(validate_resolved_script(r, "x"));
+  EXPECT_NO_THROW(parse_resolved_script(r, "x"));
   auto broken = r;
   broken["timeouts"].erase("case_deadline_ms");
-  EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+  EXPECT_THROW(parse_resolved_script(broken, "x"), FixtureError);
   broken = r;
   broken["script"][4]["label"] = 3;
-  EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+  EXPECT_THROW(parse_resolved_script(broken, "x"), FixtureError);
 }
 
 // The keys added with the HTTP precision fixes say whom they bind (the loader's own checks

@@ -51,9 +51,6 @@ class DriverSession {
   // The next case starts a new process (this one broke the protocol in its last case).
   void retire();
 
-  // Processes started so far (1 for a session that never had to be replaced).
-  unsigned long processes_started() const { return started_; }
-
  private:
   struct Process;
   class CaseReader;
@@ -67,7 +64,6 @@ class DriverSession {
   std::filesystem::path log_dir_;
   std::unique_ptr<Process> process_;
   unsigned long cases_ = 0;
-  unsigned long started_ = 0;
 };
 
 }  // namespace mcpping
