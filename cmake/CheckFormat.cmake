@@ -3,8 +3,8 @@
 #
 #   cmake -DSOURCE_DIR=<repo> [-DCLANG_FORMAT=<clang-format>] -P cmake/CheckFormat.cmake
 #
-# Every *.cpp and *.hpp below SOURCE_DIR is checked except build folders (top-level folders
-# named build*), node_modules and .git. The formatting is that of clang-format 14 (Debian 12);
+# Every C++ file below SOURCE_DIR is checked (ProjectSources.cmake: not build folders, nor what
+# the drivers' package managers install). The formatting is that of clang-format 14 (Debian 12);
 # other versions format some constructs differently, so with another version, or none, the
 # check reports itself skipped instead of failing on differences that are not drift.
 # docs/development.md.
@@ -30,10 +30,8 @@ if(NOT version MATCHES "version 14\\.")
 endif()
 
 # The project's sources, without build folders and third-party code.
-file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/*.cpp" "${SOURCE_DIR}/*.hpp")
-list(FILTER files EXCLUDE REGEX "^build[^/]*/")
-list(FILTER files EXCLUDE REGEX "(^|/)(node_modules|\\.git)/")
-list(SORT files)
+include("${CMAKE_CURRENT_LIST_DIR}/ProjectSources.cmake")
+project_sources(files "${SOURCE_DIR}")
 list(LENGTH files total)
 if(total EQUAL 0)
   message(FATAL_ERROR "CheckFormat.cmake: no *.cpp or *.hpp below ${SOURCE_DIR}")

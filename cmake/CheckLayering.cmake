@@ -80,12 +80,10 @@ function(layering_violation file header allowed out)
   set(${out} "${why}" PARENT_SCOPE)
 endfunction()
 
-file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}"
-  "${SOURCE_DIR}/*.cpp" "${SOURCE_DIR}/*.hpp" "${SOURCE_DIR}/*.h" "${SOURCE_DIR}/*.cc")
-# Build folders (top-level build*), dependencies the drivers install, git's own, and the
-# broken tree the test style/layering-catches-a-violation runs this on.
-list(FILTER files EXCLUDE REGEX "^(build[^/]*|\\.git|cmake/tests/data)/|(^|/)(node_modules|target|\\.venv)/")
-list(SORT files)
+include("${CMAKE_CURRENT_LIST_DIR}/ProjectSources.cmake")
+project_sources(files "${SOURCE_DIR}")
+# Not the broken trees the tests style/*-catches-* run the checks on.
+list(FILTER files EXCLUDE REGEX "^cmake/tests/data/")
 
 set(violations "")
 foreach(file IN LISTS files)

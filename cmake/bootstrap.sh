@@ -38,7 +38,8 @@ sanitized_labels='unit|fuzz'
 sanitized_skipped='^(benchmark|docs|style|soak|package|cdash|junit)/'
 
 # Debian 12 packages the suite builds with; the tests add GoogleTest, xmllint (the JUnit
-# schema test), clang-format 14 (the test style/clang-format, docs/development.md),
+# schema test), clang-format 14 and clang-tidy 14 (the tests style/clang-format and
+# style/function-size, and .ci/run's clang-tidy step, docs/development.md),
 # Python 3 (the Python driver kit's tests, drivers/kit/README.md; its venv module for the
 # Python SDK driver), and jq, curl and GNU time
 # (benchmarks/benchmark.sh, whose report the test benchmark/report-shape checks).
@@ -53,7 +54,7 @@ if [ "$mode" = test ] || [ "$mode" = sanitize ] || [ "$mode" = fuzz ]; then
   packages="$packages clang libclang-rt-14-dev"
 fi
 if [ "$mode" = test ]; then
-  packages="$packages clang-format python3 python3-venv jq curl time"
+  packages="$packages clang-format clang-tidy python3 python3-venv jq curl time"
 fi
 missing=""
 for package in $packages; do

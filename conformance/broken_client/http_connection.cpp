@@ -151,6 +151,55 @@ class HttpConnection : public Connection {
   }
 
  private:
+  // What came back for one POSTed request: its SSE stream or its body, the response, and why
+  // the call fails when it does.
+  struct PostAnswer {
+    std::optional<json> response;
+    std::string failure;
+    SseEvents events;
+    std::string plain;
+    bool sse = false;
+  };
+
+  httplib::Request post_of(const std::string& method, const json& params, int id) {
+    const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+    httplib::Request req;
+    req.method = "POST";
+    req.path = path_;
+    req.headers = headers(method != "initialize");
+    if (modern_session()) add_request_metadata(req.headers, method, params);
+    req.headers.emplace("Content-Type", "application/json");
+    req.body = frame.dump();
+    return req;
+  }
+
+  // The events of the POST's stream, and of the stream resumed after it broke: a server
+  // request is answered (or fails the call, by the faults), the response to `id` is kept.
+  bool read_events(PostAnswer& into, const std::string& method, int id, const char* data,
+                   std::size_t size) {
+    std::vector<json> replies;  // batch-pongs: what this read answers, in one POST
+    into.events.feed(data, size, [&](const std::string& type, const std::string& text) {
+      if (type != "message") return;
+      for (const auto& message : messages_in(text)) {
+        if (message.contains("method")) {
+          if (auto why = breaks_pending(message, method)) into.failure = *why;
+          if (has("batch-pongs")) {
+            if (json reply = reply_to(message); !reply.is_null()) replies.push_back(reply);
+          } else if (!answer(message) && has("pong-failure-fails-call")) {
+            into.failure = "the pong could not be delivered";
+          }
+        } else if (has("one-pending-slot")) {
+          hand_to_current(message);
+        } else if (message.contains("id") && message["id"] == json(id)) {
+          into.response = message;
+        }
+      }
+    });
+    if (!replies.empty() && !deliver(json(replies)) && has("pong-failure-fails-call"))
+      into.failure = "the pong could not be delivered";
+    return into.failure.empty();
+  }
+
   // One request POSTed, its answer (JSON or SSE) read; `status` is the HTTP status. `timeout`
   // bounds each read (default 10 s): a server that holds the answer longer is given up on.
   json send_request(const std::string& method, const json& params, int& status,
@@ -165,24 +214,13 @@ class HttpConnection : public Connection {
       const std::lock_guard lock(slot_mutex_);
       current_ = id;
     }
-    const json frame = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
     httplib::Client client(origin_);
     const Timeout bound = timeout.value_or(std::chrono::seconds(10));
     client.set_read_timeout(bound);
-    httplib::Request req;
-    req.method = "POST";
-    req.path = path_;
-    req.headers = headers(method != "initialize");
-    if (modern_session()) add_request_metadata(req.headers, method, params);
-    req.headers.emplace("Content-Type", "application/json");
-    req.body = frame.dump();
-    std::optional<json> response;
-    std::string failure;
-    SseEvents events;
-    std::string plain;
-    bool sse = false;
+    httplib::Request req = post_of(method, params, id);
+    PostAnswer answer;
     req.response_handler = [&](const httplib::Response& res) {
-      sse = res.get_header_value("Content-Type").rfind("text/event-stream", 0) == 0;
+      answer.sse = res.get_header_value("Content-Type").rfind("text/event-stream", 0) == 0;
       if (method == "initialize" && res.has_header("Mcp-Session-Id")) {
         const std::lock_guard lock(session_mutex_);
         session_ = res.get_header_value("Mcp-Session-Id");
@@ -190,41 +228,27 @@ class HttpConnection : public Connection {
       }
       return true;
     };
-    // The events of the POST's stream, and of the stream resumed after it broke.
-    const auto read_events = [&](const char* data, std::size_t size) {
-      std::vector<json> replies;  // batch-pongs: what this read answers, in one POST
-      events.feed(data, size, [&](const std::string& type, const std::string& text) {
-        if (type != "message") return;
-        for (const auto& message : messages_in(text)) {
-          if (message.contains("method")) {
-            if (auto why = breaks_pending(message, method)) failure = *why;
-            if (has("batch-pongs")) {
-              if (json reply = reply_to(message); !reply.is_null()) replies.push_back(reply);
-            } else if (!answer(message) && has("pong-failure-fails-call")) {
-              failure = "the pong could not be delivered";
-            }
-          } else if (has("one-pending-slot")) {
-            hand_to_current(message);
-          } else if (message.contains("id") && message["id"] == json(id)) {
-            response = message;
-          }
-        }
-      });
-      if (!replies.empty() && !deliver(json(replies)) && has("pong-failure-fails-call"))
-        failure = "the pong could not be delivered";
-      return failure.empty();
+    const auto read = [&](const char* data, std::size_t size) {
+      return read_events(answer, method, id, data, size);
     };
     req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
-      if (sse) return read_events(data, size);
-      plain.append(data, size);
+      if (answer.sse) return read(data, size);
+      answer.plain.append(data, size);
       return true;
     };
     const auto result = client.send(req);
     // The server ended the stream before the response, after an event with an id: resume it.
-    if (result && sse && !response && failure.empty() && !events.last_event_id().empty() &&
-        !has("no-resume"))
-      resume(events, read_events, bound);
-    if (!failure.empty()) throw std::runtime_error(failure);
+    if (result && answer.sse && !answer.response && answer.failure.empty() &&
+        !answer.events.last_event_id().empty() && !has("no-resume"))
+      resume(answer.events, read, bound);
+    return result_of(method, id, answer, result, status, bound);
+  }
+
+  // The result of the request `id`, from what came back; throws why the call failed.
+  json result_of(const std::string& method, int id, PostAnswer& answer,
+                 const httplib::Result& result, int& status, Timeout bound) {
+    auto& response = answer.response;
+    if (!answer.failure.empty()) throw std::runtime_error(answer.failure);
     if (auto why = take_stray_failure()) throw std::runtime_error(*why);
     if (!result && result.error() == httplib::Error::Read && !response) throw TimedOut(id, bound);
     if (!result) throw std::runtime_error("POST failed: " + httplib::to_string(result.error()));
@@ -233,29 +257,32 @@ class HttpConnection : public Connection {
       saw_404();
       if (session_lost_) return json::object();  // request() starts a new session and retries
     }
-    if (!sse && has("sse-only-responses")) throw std::runtime_error("no SSE stream in the answer");
-    if (sse && method == "ping" && has("ping-json-only"))
+    if (!answer.sse && has("sse-only-responses"))
+      throw std::runtime_error("no SSE stream in the answer");
+    if (answer.sse && method == "ping" && has("ping-json-only"))
       throw std::runtime_error("no JSON body in the answer to its ping");
-    if (!sse) response = json::parse(plain, nullptr, false);
+    if (!answer.sse) response = json::parse(answer.plain, nullptr, false);
     if (has("one-pending-slot")) {
-      if (!sse && response->is_object()) hand_to_current(*response);
+      if (!answer.sse && response->is_object()) hand_to_current(*response);
       response = take_handed(id);
     }
     if (!response || !response->is_object()) {
       throw std::runtime_error("no response (HTTP " + std::to_string(result->status) + ")");
     }
     if (response->contains("error")) throw std::runtime_error((*response)["error"].dump());
-    if (method == "initialize") {
-      const auto& result_json = (*response)["result"];
-      if (result_json.is_object() && result_json.contains("protocolVersion") &&
-          result_json["protocolVersion"].is_string()) {
-        const std::lock_guard lock(session_mutex_);
-        negotiated_ = result_json["protocolVersion"].get<std::string>();
-      }
-      // Without notifications/initialized, the GET stream opens right after initialize.
-      if (has("no-initialized") && !has("no-get-stream")) open_get_stream();
-    }
+    if (method == "initialize") initialized((*response)["result"]);
     return response->value("result", json::object());
+  }
+
+  // The answer to initialize came: the negotiated version, and without
+  // notifications/initialized, the GET stream right after it.
+  void initialized(const json& result) {
+    if (result.is_object() && result.contains("protocolVersion") &&
+        result["protocolVersion"].is_string()) {
+      const std::lock_guard lock(session_mutex_);
+      negotiated_ = result["protocolVersion"].get<std::string>();
+    }
+    if (has("no-initialized") && !has("no-get-stream")) open_get_stream();
   }
 
   // "If the client wishes to resume after a disconnection ... it SHOULD issue an HTTP GET to
@@ -307,7 +334,7 @@ class HttpConnection : public Connection {
   // or, with a fault, another version the server supports.
   std::string version_header() const {
     const std::lock_guard lock(session_mutex_);
-    const std::string negotiated = negotiated_.empty() ? version_ : negotiated_;
+    std::string negotiated = negotiated_.empty() ? version_ : negotiated_;
     if (has("version-header-not-negotiated") && !negotiated_.empty())
       return negotiated == "2025-06-18" ? "2025-11-25" : "2025-06-18";
     return negotiated;

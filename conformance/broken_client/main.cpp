@@ -117,11 +117,13 @@ json call_concurrently(broken::Connection& connection, const json& calls) {
   return {{"calls", entries}};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Arguments {
   std::optional<std::string> url;
   std::optional<std::string> offered;  // --protocol-version: what initialize offers
+};
+
+Arguments parse_arguments(int argc, char** argv) {
+  Arguments args;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--fault" && i + 1 < argc) {
@@ -129,13 +131,135 @@ int main(int argc, char** argv) {
       if (!broken::kFaults.count(fault)) die("unknown fault '" + fault + "'");
       broken::active_faults().insert(fault);
     } else if (word == "--protocol-version" && i + 1 < argc) {
-      offered = argv[++i];
-    } else if (word.rfind("http", 0) == 0 && !url) {
-      url = word;  // HTTP transports append the server URL
+      args.offered = argv[++i];
+    } else if (word.rfind("http", 0) == 0 && !args.url) {
+      args.url = word;  // HTTP transports append the server URL
     } else {
       die("usage: mcp-broken-client [--fault NAME]... [--protocol-version V] [server-url]");
     }
   }
+  return args;
+}
+
+// Whether the case's transport and every op of its steps are known (else: exit 127).
+bool supports(const std::string& kind, const json& context) {
+  if (kind != "stdio" && kind != "streamable-http" && kind != "sse") return false;
+  const std::set<std::string> ops = {
+      "connect", "call_tool", "call_tools_concurrently", "list_tools", "ping", "idle", "close"};
+  for (const auto& step : context["steps"]) {
+    if (!ops.count(step.value("op", ""))) return false;
+  }
+  return true;
+}
+
+// The connect op: the transport's connection, and its handshake (or server/discover in a
+// 2026-07-28 session), as the faults bend them.
+json connect_and_initialize(std::unique_ptr<broken::Connection>& connection,
+                            const std::string& kind, const json& context, const std::string& url,
+                            const std::string& revision) {
+  json result = json::object();
+  if (kind == "stdio") {
+    connection =
+        broken::connect_stdio(context["server"]["command"].get<std::vector<std::string>>());
+  } else if (kind == "sse") {
+    connection = broken::connect_legacy_sse(url);
+  } else {
+    connection = broken::connect_streamable_http(url, revision);
+  }
+  if (broken::has("slow-start")) {
+    // An interpreter loading a large library on a loaded machine: correct, only late.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5500));
+  }
+  if (broken::has("no-initialize")) {
+    // Waits for the server to speak first, up to its own connect timeout.
+    std::this_thread::sleep_for(std::chrono::seconds(6));
+    throw std::runtime_error("connect timed out: the server never spoke first");
+  }
+  if (broken::modern_session()) {
+    // No initialize: the server/discover probe, unless it skips it.
+    if (!broken::has("skips-discover"))
+      result = request(*connection, "server/discover", json::object(), std::nullopt);
+  } else {
+    json params = {{"protocolVersion", revision},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}};
+    if (broken::has("no-client-info")) params.erase("clientInfo");
+    result = connection->request("initialize", params, std::nullopt);
+    if (!broken::has("no-initialized")) connection->notify("notifications/initialized", json());
+  }
+  if (broken::has("lists-tools-first"))
+    request(*connection, "tools/list", json::object(), std::nullopt);
+  return result;
+}
+
+// The driver's steps in order, one result line each.
+class StepRunner {
+ public:
+  StepRunner(std::string kind, json context, std::string url, std::string revision)
+      : kind_(std::move(kind)),
+        context_(std::move(context)),
+        url_(std::move(url)),
+        revision_(std::move(revision)) {}
+
+  void run() {
+    std::size_t index = 0;
+    for (const auto& step : context_["steps"]) {
+      const std::string op = step["op"];
+      try {
+        print_step(index, op, true, run_step(op, step));
+      } catch (const broken::TimedOut& e) {
+        if (connection_) cancel(*connection_, e);
+        gave_up_ = broken::has("timeout-ends-session");
+        abandoned_ = broken::has("timeout-breaks-session");
+        print_step(index, op, false, {{"message", e.what()}});
+      } catch (const std::exception& e) {
+        print_step(index, op, false, {{"message", e.what()}});
+      }
+      ++index;
+    }
+  }
+
+ private:
+  json run_step(const std::string& op, const json& step) {
+    json result = json::object();
+    if (op == "connect") {
+      result = connect_and_initialize(connection_, kind_, context_, url_, revision_);
+    } else if (op == "idle") {
+      std::this_thread::sleep_for(std::chrono::milliseconds(step.value("ms", 0)));
+    } else if (op == "close") {
+      if (broken::has("crash-on-close")) std::abort();
+      if (connection_) connection_->close();
+    } else if (!connection_) {
+      throw std::runtime_error("not connected");
+    } else if (broken::has("refuses-requests") || gave_up_) {
+      throw std::runtime_error(op + " refused locally: nothing was sent");
+    } else if (op == "call_tool") {
+      result = call_tool(*connection_, step, step);
+    } else if (op == "call_tools_concurrently") {
+      result = call_concurrently(*connection_, step["calls"]);
+    } else if (op == "list_tools") {
+      result = request(*connection_, "tools/list", json::object(), timeout_of(step));
+    } else if (op == "ping") {
+      result = own_ping(connection_, step);
+    }
+    if (abandoned_ && op != "close")
+      throw std::runtime_error(op + " failed: the session was abandoned with a timed-out request");
+    return result;
+  }
+
+  const std::string kind_;
+  const json context_;
+  const std::string url_;
+  const std::string revision_;
+  std::unique_ptr<broken::Connection> connection_;
+  bool gave_up_ = false;    // timeout-ends-session: a request timed out before
+  bool abandoned_ = false;  // timeout-breaks-session: a request timed out before
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Arguments args = parse_arguments(argc, argv);
   if (!broken::has("sigpipe")) ::signal(SIGPIPE, SIG_IGN);
 
   const char* transport = std::getenv("MCP_CONFORMANCE_TRANSPORT");
@@ -143,91 +267,12 @@ int main(int argc, char** argv) {
   const char* run_revision = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
   if (!transport || !context_text || !run_revision) die("MCP_CONFORMANCE_* variables missing");
   // The revision of the run, unless --protocol-version says what to offer instead.
-  const std::string revision = offered.value_or(run_revision);
+  const std::string revision = args.offered.value_or(run_revision);
   session_revision() = revision;
   broken::modern_session() = revision >= std::string("2026-07-28");
-  const json context = json::parse(context_text, nullptr, false);
+  json context = json::parse(context_text, nullptr, false);
   if (context.is_discarded() || !context.contains("steps")) die("bad MCP_CONFORMANCE_CONTEXT");
-  const std::string kind = transport;
-  if (kind != "stdio" && kind != "streamable-http" && kind != "sse") return 127;
-  const std::set<std::string> ops = {
-      "connect", "call_tool", "call_tools_concurrently", "list_tools", "ping", "idle", "close"};
-  for (const auto& step : context["steps"]) {
-    if (!ops.count(step.value("op", ""))) return 127;
-  }
-
-  std::unique_ptr<broken::Connection> connection;
-  bool gave_up = false;    // timeout-ends-session: a request timed out before
-  bool abandoned = false;  // timeout-breaks-session: a request timed out before
-  std::size_t index = 0;
-  for (const auto& step : context["steps"]) {
-    const std::string op = step["op"];
-    try {
-      json result = json::object();
-      if (op == "connect") {
-        if (kind == "stdio") {
-          connection =
-              broken::connect_stdio(context["server"]["command"].get<std::vector<std::string>>());
-        } else if (kind == "sse") {
-          connection = broken::connect_legacy_sse(url.value_or(""));
-        } else {
-          connection = broken::connect_streamable_http(url.value_or(""), revision);
-        }
-        if (broken::has("slow-start")) {
-          // An interpreter loading a large library on a loaded machine: correct, only late.
-          std::this_thread::sleep_for(std::chrono::milliseconds(5500));
-        }
-        if (broken::has("no-initialize")) {
-          // Waits for the server to speak first, up to its own connect timeout.
-          std::this_thread::sleep_for(std::chrono::seconds(6));
-          throw std::runtime_error("connect timed out: the server never spoke first");
-        }
-        if (broken::modern_session()) {
-          // No initialize: the server/discover probe, unless it skips it.
-          if (!broken::has("skips-discover"))
-            result = request(*connection, "server/discover", json::object(), std::nullopt);
-        } else {
-          json params = {{"protocolVersion", revision},
-                         {"capabilities", json::object()},
-                         {"clientInfo", {{"name", "mcp-broken-client"}, {"version", "1"}}}};
-          if (broken::has("no-client-info")) params.erase("clientInfo");
-          result = connection->request("initialize", params, std::nullopt);
-          if (!broken::has("no-initialized"))
-            connection->notify("notifications/initialized", json());
-        }
-        if (broken::has("lists-tools-first"))
-          request(*connection, "tools/list", json::object(), std::nullopt);
-      } else if (op == "idle") {
-        std::this_thread::sleep_for(std::chrono::milliseconds(step.value("ms", 0)));
-      } else if (op == "close") {
-        if (broken::has("crash-on-close")) std::abort();
-        if (connection) connection->close();
-      } else if (!connection) {
-        throw std::runtime_error("not connected");
-      } else if (broken::has("refuses-requests") || gave_up) {
-        throw std::runtime_error(op + " refused locally: nothing was sent");
-      } else if (op == "call_tool") {
-        result = call_tool(*connection, step, step);
-      } else if (op == "call_tools_concurrently") {
-        result = call_concurrently(*connection, step["calls"]);
-      } else if (op == "list_tools") {
-        result = request(*connection, "tools/list", json::object(), timeout_of(step));
-      } else if (op == "ping") {
-        result = own_ping(connection, step);
-      }
-      if (abandoned && op != "close")
-        throw std::runtime_error(op +
-                                 " failed: the session was abandoned with a timed-out request");
-      print_step(index, op, true, result);
-    } catch (const broken::TimedOut& e) {
-      if (connection) cancel(*connection, e);
-      gave_up = broken::has("timeout-ends-session");
-      abandoned = broken::has("timeout-breaks-session");
-      print_step(index, op, false, {{"message", e.what()}});
-    } catch (const std::exception& e) {
-      print_step(index, op, false, {{"message", e.what()}});
-    }
-    ++index;
-  }
+  if (!supports(transport, context)) return 127;
+  StepRunner(transport, std::move(context), args.url.value_or(""), revision).run();
   return 0;
 }

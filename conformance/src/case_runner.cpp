@@ -115,6 +115,152 @@ CaseResult case_result_for(const Scenario& scenario, const std::string& transpor
   return result;
 }
 
+std::vector<std::string> mock_server_argv(const fs::path& server, const fs::path& script_file,
+                                          const fs::path& dir) {
+  return {server.string(), "--script", script_file.string(), "--evidence-dir", dir.string()};
+}
+
+void judge_case(CaseResult& result, const Scenario& scenario, const CaseObservations& observed,
+                const SpecReferences& refs) {
+  Evaluation evaluation = evaluate_case(scenario, observed, refs);
+  result.verdict = evaluation.verdict;
+  result.reason = evaluation.reason;
+  result.unsupported = evaluation.unsupported;
+  result.checks = std::move(evaluation.checks);
+  result.not_judged = std::move(evaluation.not_judged);
+  if (result.verdict != Verdict::Pass) {
+    result.transcript_excerpt = transcript_excerpt(observed.transcript, evaluation.focus_ms, 12, 4);
+  }
+}
+
+namespace {
+
+// One planned case run in its evidence folder: the resolved script, the mock server, the
+// driver, and what they left behind.
+class CaseRun {
+ public:
+  CaseRun(const PlannedCase& planned, const SuiteSetup& setup, fs::path dir)
+      : planned_(planned),
+        setup_(setup),
+        dir_(std::move(dir)),
+        script_file_(dir_ / "script.json"),
+        timeouts_(scaled_timeouts(setup.defaults, setup.timeout_multiplier)),
+        grace_(driver_grace(setup.timeout_multiplier)),
+        steps_(resolve_driver_steps(*planned.scenario, timeouts_)) {}
+
+  CaseObservations run(DriverSession* session) {
+    write_script();
+    const json server = start_mock_server();
+    const DriverInvocation invocation = driver_invocation(server);
+    write_file(dir_ / "reproduce.sh", reproduce_script(invocation, server.value("url", ""),
+                                                       setup_.mock_http_server, script_file_));
+    fs::permissions(dir_ / "reproduce.sh", fs::perms::owner_exec | fs::perms::group_exec,
+                    fs::perm_options::add);
+    const SpawnSpec spec = driver_spec(invocation);
+    CaseObservations observed;
+    observed.transport = planned_.transport;
+    observed.revision = setup_.revision;
+    observed.official_harness = setup_.official_harness;
+    observed.driver = session ? session->run_case(invocation, spec) : run_child(spec);
+    stop_mock_server_after_driver();
+    read_evidence(observed, session);
+    return observed;
+  }
+
+ private:
+  void write_script() {
+    const RunSettings settings{planned_.transport, setup_.revision, setup_.timeout_multiplier};
+    Json script = resolve_script(*planned_.scenario, setup_.defaults, settings);
+    if (setup_.official_harness) script = official_harness_script(std::move(script));
+    write_file(script_file_, script.dump(2) + "\n");
+  }
+
+  // stdio: the client spawns the mock server. HTTP: the runner starts it and hands the
+  // driver its URL.
+  json start_mock_server() {
+    if (!is_http_transport(planned_.transport)) {
+      return {{"command", mock_server_argv(setup_.mock_stdio_server, script_file_, dir_)}};
+    }
+    http_server_.emplace(mock_server_argv(setup_.mock_http_server, script_file_, dir_),
+                         dir_ / "mock.stderr");
+    return {{"url", read_server_url(*http_server_, grace_ * 2, dir_ / "mock.stderr")}};
+  }
+
+  DriverInvocation driver_invocation(const json& server) const {
+    const auto& id = planned_.scenario->id;
+    return setup_.official_harness
+               ? official_harness_invocation(setup_.driver_argv, id, planned_.transport,
+                                             setup_.revision, server.value("url", ""))
+               : make_invocation(setup_.driver_argv, id, planned_.transport, setup_.revision,
+                                 server, steps_);
+  }
+
+  // The mock server ends the script at the case deadline, which runs from the client's first
+  // contact; the driver gets a little more to finish its close step before it counts as hung.
+  // A client that started late has its deadline moved on while the mock server still runs,
+  // and once more after it ended, up to the latest the script can end.
+  SpawnSpec driver_spec(const DriverInvocation& invocation) const {
+    SpawnSpec spec;
+    spec.argv = invocation.argv;
+    spec.extra_env = invocation.env;
+    spec.stdout_file = dir_ / "client.stdout";
+    spec.stderr_file = dir_ / "client.stderr";
+    const auto deadline = scaled_ms(timeouts_, "case_deadline_ms");
+    spec.deadline = deadline + grace_;
+    spec.kill_grace = grace_;
+    spec.output_drain = grace_;
+    const auto startup = scaled_ms(timeouts_, "startup_ms");
+    spec.deadline_limit = startup + deadline + kMockWatchdog + grace_ * 2;
+    spec.extend_while = deadline_extension(dir_ / "mock.pid", startup);
+    return spec;
+  }
+
+  void stop_mock_server_after_driver() {
+    if (http_server_) {
+      http_server_->stop(grace_);
+    } else {
+      // It normally exits with the client; one the client left running (in another process
+      // group, ignoring end of file) is stopped, so no case leaves a process behind.
+      stop_mock_server(dir_ / "mock.pid", grace_, MockStop::kAfterGrace);
+    }
+  }
+
+  // The driver's step lines, the transcript, and the runner's own observation of it.
+  void read_evidence(CaseObservations& observed, DriverSession* session) const {
+    // A harness's stdout is its own business: only a driver's holds step lines.
+    if (!setup_.official_harness) {
+      observed.driver_report =
+          parse_driver_output(read_file_or_empty(dir_ / "client.stdout"), steps_);
+      // A driver that broke the protocol runs no further case.
+      if (session && observed.driver_report.problem) session->retire();
+    }
+    observed.transcript = read_transcript(dir_ / "transcript.jsonl");
+    // A stdio client that had not started its server when the start-up budget ran out did not
+    // start: the runner sees that here, as the HTTP mock server sees it there.
+    if (!http_server_ && observed.driver->kind == ChildOutcome::Kind::kTimedOut &&
+        !observed.transcript.present && !fs::exists(dir_ / "mock.pid"))
+      observed.transcript.startup_exceeded_ms =
+          static_cast<double>(scaled_ms(timeouts_, "startup_ms").count());
+    // Judged as the mock server's observations are.
+    if (setup_.schemas) {
+      const auto revision = observed.transcript.negotiated.value_or(setup_.revision);
+      if (auto record = schema_check(observed.transcript, revision, *setup_.schemas))
+        observed.transcript.checks.push_back(std::move(*record));
+    }
+  }
+
+  const PlannedCase& planned_;
+  const SuiteSetup& setup_;
+  const fs::path dir_;
+  const fs::path script_file_;
+  const TimeoutTable timeouts_;
+  const std::chrono::milliseconds grace_;
+  const json steps_;
+  std::optional<BackgroundProcess> http_server_;
+};
+
+}  // namespace
+
 CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverSession* session) {
   const Scenario& scenario = *planned.scenario;
   CaseResult result = case_result_for(scenario, planned.transport);
@@ -130,99 +276,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverS
   try {
     fs::remove_all(dir);
     fs::create_directories(dir);
-
-    const RunSettings settings{planned.transport, setup.revision, setup.timeout_multiplier};
-    const TimeoutTable timeouts = scaled_timeouts(setup.defaults, setup.timeout_multiplier);
-    const fs::path script_file = dir / "script.json";
-    Json script = resolve_script(scenario, setup.defaults, settings);
-    if (setup.official_harness) script = official_harness_script(std::move(script));
-    write_file(script_file, script.dump(2) + "\n");
-    const json steps = resolve_driver_steps(scenario, timeouts);
-    const auto grace = driver_grace(setup.timeout_multiplier);
-    // stdio: the client spawns the mock server. HTTP: the runner starts it and hands the
-    // driver its URL.
-    std::optional<BackgroundProcess> http_server;
-    json server;
-    if (!is_http_transport(planned.transport)) {
-      server = {{"command",
-                 {setup.mock_stdio_server.string(), "--script", script_file.string(),
-                  "--evidence-dir", dir.string()}}};
-    } else {
-      http_server.emplace(
-          std::vector<std::string>{setup.mock_http_server.string(), "--script",
-                                   script_file.string(), "--evidence-dir", dir.string()},
-          dir / "mock.stderr");
-      server = {{"url", read_server_url(*http_server, grace * 2, dir / "mock.stderr")}};
-    }
-    const DriverInvocation invocation =
-        setup.official_harness
-            ? official_harness_invocation(setup.driver_argv, scenario.id, planned.transport,
-                                          setup.revision, server.value("url", ""))
-            : make_invocation(setup.driver_argv, scenario.id, planned.transport, setup.revision,
-                              server, steps);
-    write_file(dir / "reproduce.sh", reproduce_script(invocation, server.value("url", ""),
-                                                      setup.mock_http_server, script_file));
-    fs::permissions(dir / "reproduce.sh", fs::perms::owner_exec | fs::perms::group_exec,
-                    fs::perm_options::add);
-
-    SpawnSpec spec;
-    spec.argv = invocation.argv;
-    spec.extra_env = invocation.env;
-    spec.stdout_file = dir / "client.stdout";
-    spec.stderr_file = dir / "client.stderr";
-    // The mock server ends the script at the case deadline, which runs from the client's
-    // first contact; the driver gets a little more to finish its close step before it counts
-    // as hung. A client that started late has its deadline moved on while the mock server
-    // still runs, and once more after it ended, up to the latest the script can end.
-    const auto deadline = scaled_ms(timeouts, "case_deadline_ms");
-    spec.deadline = deadline + grace;
-    spec.kill_grace = grace;
-    spec.output_drain = grace;
-    const auto startup = scaled_ms(timeouts, "startup_ms");
-    spec.deadline_limit = startup + deadline + kMockWatchdog + grace * 2;
-    spec.extend_while = deadline_extension(dir / "mock.pid", startup);
-
-    CaseObservations observed;
-    observed.transport = planned.transport;
-    observed.revision = setup.revision;
-    observed.official_harness = setup.official_harness;
-    observed.driver = session ? session->run_case(invocation, spec) : run_child(spec);
-    if (http_server) {
-      http_server->stop(grace);
-    } else {
-      // It normally exits with the client; one the client left running (in another process
-      // group, ignoring end of file) is stopped, so no case leaves a process behind.
-      stop_mock_server(dir / "mock.pid", grace, MockStop::kAfterGrace);
-    }
-    // A harness's stdout is its own business: only a driver's holds step lines.
-    if (!setup.official_harness) {
-      observed.driver_report = parse_driver_output(read_file_or_empty(spec.stdout_file), steps);
-      // A driver that broke the protocol runs no further case.
-      if (session && observed.driver_report.problem) session->retire();
-    }
-    observed.transcript = read_transcript(dir / "transcript.jsonl");
-    // A stdio client that had not started its server when the start-up budget ran out did not
-    // start: the runner sees that here, as the HTTP mock server sees it there.
-    if (!http_server && observed.driver->kind == ChildOutcome::Kind::kTimedOut &&
-        !observed.transcript.present && !fs::exists(dir / "mock.pid"))
-      observed.transcript.startup_exceeded_ms = static_cast<double>(startup.count());
-    // The runner's own observation of the transcript, judged as the mock server's are.
-    if (setup.schemas) {
-      const auto revision = observed.transcript.negotiated.value_or(setup.revision);
-      if (auto record = schema_check(observed.transcript, revision, *setup.schemas))
-        observed.transcript.checks.push_back(std::move(*record));
-    }
-
-    Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);
-    result.verdict = evaluation.verdict;
-    result.reason = evaluation.reason;
-    result.unsupported = evaluation.unsupported;
-    result.checks = std::move(evaluation.checks);
-    result.not_judged = std::move(evaluation.not_judged);
-    if (result.verdict != Verdict::Pass) {
-      result.transcript_excerpt =
-          transcript_excerpt(observed.transcript, evaluation.focus_ms, 12, 4);
-    }
+    judge_case(result, scenario, CaseRun(planned, setup, dir).run(session), setup.refs);
   } catch (const std::exception& e) {
     // The suite's own trouble (a full disk, an unwritable folder) is never the client's fault.
     result.verdict = Verdict::Error;

@@ -268,28 +268,117 @@ using process_detail::record_wait_status;
 using process_detail::resolve_program;
 using process_detail::spawn;
 
-ChildOutcome run_child(const SpawnSpec& spec) {
+namespace {
+
+ChildOutcome spawn_failure(std::string why) {
   ChildOutcome outcome;
-  const auto started = std::chrono::steady_clock::now();
-  if (spec.argv.empty()) {
-    outcome.kind = ChildOutcome::Kind::kSpawnFailed;
-    outcome.spawn_error = "empty command";
-    return outcome;
+  outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+  outcome.spawn_error = std::move(why);
+  return outcome;
+}
+
+// A started child under watch on one io_context: its exit, then a bounded drain of its pipes,
+// and its deadline (moved on while spec.extend_while() says so; then SIGTERM to its group and
+// SIGKILL after the grace).
+class ChildWatch {
+ public:
+  ChildWatch(asio::io_context& ctx, const SpawnSpec& spec, bp2::process& child, Capture& out,
+             Capture& err, ChildOutcome& outcome, std::chrono::steady_clock::time_point started)
+      : ctx_(ctx),
+        spec_(spec),
+        child_(child),
+        group_(child.id()),
+        out_(out),
+        err_(err),
+        outcome_(outcome),
+        limit_(started + std::max(spec.deadline, spec.deadline_limit)),
+        deadline_(ctx),
+        drain_(ctx) {}
+
+  // Runs until the child has exited and both pipes are closed (or the drain timer closed
+  // them), then kills what is left of its group: no run leaves a process behind.
+  void run() {
+    out_.start();
+    err_.start();
+    child_.async_wait([this](boost::system::error_code, int) { on_exit(); });
+    deadline_.expires_after(spec_.deadline);
+    deadline_.async_wait([this](boost::system::error_code ec) { on_deadline(ec); });
+    while (!(exited_ && !out_.open() && !err_.open())) {
+      if (ctx_.run_one() == 0) break;
+    }
+    drain_.cancel();
+    if (kill_group_now()) outcome_.group_killed_after_exit = true;
+    ctx_.poll();
   }
+
+  bool timed_out() const { return timed_out_; }
+
+ private:
+  bool kill_group_now() {
+    if (::kill(-group_, 0) == 0) {
+      ::kill(-group_, SIGKILL);
+      return true;
+    }
+    return false;
+  }
+
+  void on_exit() {
+    exited_ = true;
+    deadline_.cancel();
+    // Children of the driver may still hold its pipes: give them a bounded time to finish.
+    drain_.expires_after(spec_.output_drain);
+    drain_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      outcome_.group_killed_after_exit = kill_group_now();
+      out_.close();
+      err_.close();
+    });
+  }
+
+  void on_deadline(boost::system::error_code ec) {
+    if (ec || exited_) return;
+    if (spec_.extend_while && std::chrono::steady_clock::now() + spec_.kill_grace <= limit_ &&
+        spec_.extend_while()) {
+      deadline_.expires_after(spec_.kill_grace);
+      deadline_.async_wait([this](boost::system::error_code next) { on_deadline(next); });
+      return;
+    }
+    timed_out_ = true;
+    ::kill(-group_, SIGTERM);
+    deadline_.expires_after(spec_.kill_grace);
+    deadline_.async_wait([this](boost::system::error_code ec2) {
+      if (!ec2 && !exited_) ::kill(-group_, SIGKILL);
+    });
+  }
+
+  asio::io_context& ctx_;
+  const SpawnSpec& spec_;
+  bp2::process& child_;
+  const pid_t group_;
+  Capture& out_;
+  Capture& err_;
+  ChildOutcome& outcome_;
+  const std::chrono::steady_clock::time_point limit_;
+  asio::steady_timer deadline_;
+  asio::steady_timer drain_;
+  bool exited_ = false;
+  bool timed_out_ = false;
+};
+
+}  // namespace
+
+ChildOutcome run_child(const SpawnSpec& spec) {
+  const auto started = std::chrono::steady_clock::now();
+  if (spec.argv.empty()) return spawn_failure("empty command");
   std::string why;
   const auto program = resolve_program(spec.argv.front(), why);
-  if (!program) {
-    outcome.kind = ChildOutcome::Kind::kSpawnFailed;
-    outcome.spawn_error = why;
-    return outcome;
-  }
+  if (!program) return spawn_failure(why);
 
   asio::io_context ctx;
   Capture out(ctx, spec.stdout_file, spec.capture_cap);
   Capture err(ctx, spec.stderr_file, spec.capture_cap);
   std::vector<std::string> argv = spec.argv;
   argv.front() = program->string();
-
   std::optional<bp2::process> child;
   try {
     // The child's ends are closed here once it has them.
@@ -299,74 +388,19 @@ ChildOutcome run_child(const SpawnSpec& spec) {
     child.emplace(ctx.get_executor(), spawn(*program, argv, child_environment(spec.extra_env),
                                             in.get(), out_end.get(), err_end.get()));
   } catch (const std::exception& e) {
-    outcome.kind = ChildOutcome::Kind::kSpawnFailed;
-    outcome.spawn_error = e.what();
-    return outcome;
+    return spawn_failure(e.what());
   }
-  const pid_t group = child->id();
-  const LiveGroup registered(group);
+  const LiveGroup registered(child->id());
 
-  bool exited = false;
-  bool timed_out = false;
-  asio::steady_timer deadline(ctx);
-  asio::steady_timer drain(ctx);
-
-  const auto kill_group_now = [&] {
-    if (::kill(-group, 0) == 0) {
-      ::kill(-group, SIGKILL);
-      return true;
-    }
-    return false;
-  };
-
-  out.start();
-  err.start();
-  child->async_wait([&](boost::system::error_code, int) {
-    exited = true;
-    deadline.cancel();
-    // Children of the driver may still hold its pipes: give them a bounded time to finish.
-    drain.expires_after(spec.output_drain);
-    drain.async_wait([&](boost::system::error_code ec) {
-      if (ec) return;
-      outcome.group_killed_after_exit = kill_group_now();
-      out.close();
-      err.close();
-    });
-  });
-  const auto limit = started + std::max(spec.deadline, spec.deadline_limit);
-  std::function<void(boost::system::error_code)> on_deadline = [&](boost::system::error_code ec) {
-    if (ec || exited) return;
-    if (spec.extend_while && std::chrono::steady_clock::now() + spec.kill_grace <= limit &&
-        spec.extend_while()) {
-      deadline.expires_after(spec.kill_grace);
-      deadline.async_wait(on_deadline);
-      return;
-    }
-    timed_out = true;
-    ::kill(-group, SIGTERM);
-    deadline.expires_after(spec.kill_grace);
-    deadline.async_wait([&](boost::system::error_code ec2) {
-      if (!ec2 && !exited) ::kill(-group, SIGKILL);
-    });
-  };
-  deadline.expires_after(spec.deadline);
-  deadline.async_wait(on_deadline);
-
-  // Run until the child has exited and both pipes are closed (or the drain timer closed them).
-  while (!(exited && !out.open() && !err.open())) {
-    if (ctx.run_one() == 0) break;
-  }
-  drain.cancel();
-  // Whatever is left of the group goes now: no run leaves a process behind.
-  if (kill_group_now()) outcome.group_killed_after_exit = true;
-  ctx.poll();
-
+  ChildOutcome outcome;
+  ChildWatch watch(ctx, spec, *child, out, err, outcome, started);
+  watch.run();
   const int status = child->native_exit_code();
   outcome.stdout_bytes = out.bytes();
   outcome.stderr_bytes = err.bytes();
   outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
-  if (timed_out) {
+  if (watch.timed_out()) {
     outcome.kind = ChildOutcome::Kind::kTimedOut;
   } else {
     record_wait_status(status, outcome);

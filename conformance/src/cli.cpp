@@ -285,6 +285,138 @@ Command parse_serve(Words& words) {
   return command;
 }
 
+// An option of `run` and `list` alike; false when `word` is none.
+template <class Value>
+bool parse_catalogue_option(const std::string& word, const Value& value, RunOptions& run,
+                            ListOptions& list) {
+  if (word == "--transport") {
+    const auto transport = checked_transport(value());
+    run.transport = list.transport = transport;
+  } else if (word == "--fixtures") {
+    run.fixtures = list.fixtures = std::filesystem::path(value());
+  } else if (word == "--scenario") {
+    run.scenario_globs.push_back(value());
+    list.scenario_globs.push_back(run.scenario_globs.back());
+  } else if (word == "--harness") {
+    run.harness = list.harness = value();
+    if (*run.harness != "official") {
+      throw UsageError("--harness '" + *run.harness + "': expected official");
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::pair<unsigned, unsigned> parse_shard(const std::string& word, const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw UsageError("--shard '" + text + "': expected I/N");
+  const auto total = parse_integer(word, text.substr(slash + 1), 1, 1000);
+  const auto index = parse_integer(word, text.substr(0, slash), 1, total);
+  return {static_cast<unsigned>(index), static_cast<unsigned>(total)};
+}
+
+// An option of `run` only; throws UsageError for an unknown one.
+template <class Value>
+void parse_run_option(const std::string& word, const Value& value, RunOptions& run) {
+  if (word == "--strict") {
+    run.strict = true;
+  } else if (word == "--revision") {
+    run.revision = checked_revision(value());
+  } else if (word == "--timeout-multiplier") {
+    run.timeout_multiplier = checked_multiplier(value());
+  } else if (word == "--report-dir") {
+    run.report_dir = value();
+  } else if (word == "--junit") {
+    run.junit = std::filesystem::path(value());
+  } else if (word == "--jobs" || word == "-j") {
+    run.jobs = static_cast<unsigned>(parse_integer(word, value(), 1, 256));
+  } else if (word == "--shard") {
+    run.shard = parse_shard(word, value());
+  } else if (word == "--ctest-measurements") {
+    run.ctest_measurements = true;
+  } else if (word == "--precheck-only" || word == "--no-precheck") {
+    const auto mode =
+        word == "--no-precheck" ? RunOptions::Precheck::kSkip : RunOptions::Precheck::kOnly;
+    if (run.precheck != RunOptions::Precheck::kBeside && run.precheck != mode) {
+      throw UsageError("run: give --precheck-only or --no-precheck, not both");
+    }
+    run.precheck = mode;
+  } else if (word == "--no-driver-sessions") {
+    run.driver_sessions = false;
+  } else if (word == "--baseline") {
+    run.baseline = std::filesystem::path(value());
+  } else if (word == "--schemas") {
+    run.schemas = std::filesystem::path(value());
+  } else if (word == "--unsupported-exit-code") {
+    run.unsupported_exit_code = static_cast<int>(parse_integer(word, value(), 0, 255));
+  } else {
+    throw UsageError("run: unknown option '" + word + "'");
+  }
+}
+
+// An option of `list` only; throws UsageError for an unknown one.
+void parse_list_option(const std::string& word, ListOptions& list) {
+  if (word == "--markdown") {
+    list.markdown = true;
+  } else if (word == "--json") {
+    list.json = true;
+  } else {
+    throw UsageError("list: unknown option '" + word + "'");
+  }
+}
+
+// What `run` and `list` need once every option is read; `run` takes the driver's argv.
+void finish_run_or_list(Command& command, Words& words, bool saw_separator) {
+  RunOptions& run = command.run;
+  const ListOptions& list = command.list;
+  if (command.kind == Command::Kind::kRun) {
+    if (!saw_separator) {
+      throw UsageError("run: give the driver after '--', e.g. run -- ./my-driver --flag");
+    }
+    run.driver_argv = words.rest();
+    if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
+    if (run.harness && run.precheck == RunOptions::Precheck::kOnly) {
+      throw UsageError("run: a harness has no pre-check (docs/official-harness.md)");
+    }
+  } else if (saw_separator) {
+    throw UsageError("list takes no driver");
+  } else if (list.markdown && list.json) {
+    throw UsageError("list: give --markdown or --json, not both");
+  } else if (list.harness && (list.json || !list.scenario_globs.empty() || list.transport)) {
+    throw UsageError("list --harness takes only --markdown and --fixtures");
+  }
+}
+
+Command parse_run_or_list(const std::string& verb, Words& words) {
+  Command command;
+  command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
+  bool saw_separator = false;
+  while (!words.done()) {
+    std::string word = words.next();
+    if (word == "--") {
+      saw_separator = true;
+      break;
+    }
+    std::optional<std::string> inline_value = split_inline_value(word);
+    const auto value = [&] { return words.value_of(word, inline_value); };
+    if (word == "--help" || word == "-h") {
+      command.kind = Command::Kind::kHelp;
+      return command;
+    }
+    if (!parse_catalogue_option(word, value, command.run, command.list)) {
+      if (verb == "list") {
+        parse_list_option(word, command.list);
+      } else {
+        parse_run_option(word, value, command.run);
+      }
+    }
+    if (inline_value) throw UsageError(word + " takes no value");
+  }
+  finish_run_or_list(command, words, saw_separator);
+  return command;
+}
+
 }  // namespace
 
 Command parse_command_line(const std::vector<std::string>& args) {
@@ -302,98 +434,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   if (verb == "merge") return parse_merge(words);
   if (verb == "serve") return parse_serve(words);
   if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
-  command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
-  RunOptions& run = command.run;
-  ListOptions& list = command.list;
-  bool saw_separator = false;
-  while (!words.done()) {
-    std::string word = words.next();
-    if (word == "--") {
-      saw_separator = true;
-      break;
-    }
-    std::optional<std::string> inline_value = split_inline_value(word);
-    const auto value = [&] { return words.value_of(word, inline_value); };
-    if (word == "--help" || word == "-h") {
-      command.kind = Command::Kind::kHelp;
-      return command;
-    } else if (word == "--transport") {
-      const auto transport = checked_transport(value());
-      run.transport = list.transport = transport;
-    } else if (word == "--fixtures") {
-      run.fixtures = list.fixtures = std::filesystem::path(value());
-    } else if (word == "--scenario") {
-      run.scenario_globs.push_back(value());
-      list.scenario_globs.push_back(run.scenario_globs.back());
-    } else if (word == "--harness") {
-      run.harness = list.harness = value();
-      if (*run.harness != "official") {
-        throw UsageError("--harness '" + *run.harness + "': expected official");
-      }
-    } else if (verb == "list" && word == "--markdown") {
-      list.markdown = true;
-    } else if (verb == "list" && word == "--json") {
-      list.json = true;
-    } else if (verb == "list") {
-      throw UsageError("list: unknown option '" + word + "'");
-    } else if (word == "--strict") {
-      run.strict = true;
-    } else if (word == "--revision") {
-      run.revision = checked_revision(value());
-    } else if (word == "--timeout-multiplier") {
-      run.timeout_multiplier = checked_multiplier(value());
-    } else if (word == "--report-dir") {
-      run.report_dir = value();
-    } else if (word == "--junit") {
-      run.junit = std::filesystem::path(value());
-    } else if (word == "--jobs" || word == "-j") {
-      run.jobs = static_cast<unsigned>(parse_integer(word, value(), 1, 256));
-    } else if (word == "--shard") {
-      const std::string text = value();
-      const auto slash = text.find('/');
-      if (slash == std::string::npos) throw UsageError("--shard '" + text + "': expected I/N");
-      const auto total = parse_integer(word, text.substr(slash + 1), 1, 1000);
-      const auto index = parse_integer(word, text.substr(0, slash), 1, total);
-      run.shard = std::make_pair(static_cast<unsigned>(index), static_cast<unsigned>(total));
-    } else if (word == "--ctest-measurements") {
-      run.ctest_measurements = true;
-    } else if (word == "--precheck-only" || word == "--no-precheck") {
-      const auto mode =
-          word == "--no-precheck" ? RunOptions::Precheck::kSkip : RunOptions::Precheck::kOnly;
-      if (run.precheck != RunOptions::Precheck::kBeside && run.precheck != mode) {
-        throw UsageError("run: give --precheck-only or --no-precheck, not both");
-      }
-      run.precheck = mode;
-    } else if (word == "--no-driver-sessions") {
-      run.driver_sessions = false;
-    } else if (word == "--baseline") {
-      run.baseline = std::filesystem::path(value());
-    } else if (word == "--schemas") {
-      run.schemas = std::filesystem::path(value());
-    } else if (word == "--unsupported-exit-code") {
-      run.unsupported_exit_code = static_cast<int>(parse_integer(word, value(), 0, 255));
-    } else {
-      throw UsageError("run: unknown option '" + word + "'");
-    }
-    if (inline_value) throw UsageError(word + " takes no value");
-  }
-  if (command.kind == Command::Kind::kRun) {
-    if (!saw_separator) {
-      throw UsageError("run: give the driver after '--', e.g. run -- ./my-driver --flag");
-    }
-    run.driver_argv = words.rest();
-    if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
-    if (run.harness && run.precheck == RunOptions::Precheck::kOnly) {
-      throw UsageError("run: a harness has no pre-check (docs/official-harness.md)");
-    }
-  } else if (saw_separator) {
-    throw UsageError("list takes no driver");
-  } else if (list.markdown && list.json) {
-    throw UsageError("list: give --markdown or --json, not both");
-  } else if (list.harness && (list.json || !list.scenario_globs.empty() || list.transport)) {
-    throw UsageError("list --harness takes only --markdown and --fixtures");
-  }
-  return command;
+  return parse_run_or_list(verb, words);
 }
 
 }  // namespace mcpping

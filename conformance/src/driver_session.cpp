@@ -44,7 +44,10 @@ std::string session_request(unsigned long case_number, const DriverInvocation& i
          "\n";
 }
 
-namespace {
+// Named, not anonymous: DriverSession::CaseReader, a member of a class the header declares,
+// holds CappedFiles, and GCC refuses a field of an anonymous type there when the file is
+// compiled inside a unity translation unit (-Wsubobject-linkage).
+namespace session_files {
 
 // A file that keeps at most `cap` bytes of what is written to it, and counts the rest.
 class CappedFile {
@@ -71,6 +74,12 @@ class CappedFile {
   std::size_t cap_;
   std::size_t bytes_ = 0;
 };
+
+}  // namespace session_files
+
+using session_files::CappedFile;
+
+namespace {
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -167,12 +176,7 @@ const std::vector<std::string> kCaseVariables = {
 
 }  // namespace
 
-ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const SpawnSpec& spec) {
-  ChildOutcome outcome;
-  const auto started = Clock::now();
-  const unsigned long number = ++cases_;
-  const std::string request = session_request(number, invocation, driver_argv_.size());
-
+void DriverSession::drop_untrusted_process() {
   // A process that died, or wrote on stdout between cases, is not given another case.
   if (process_) {
     if (!read_available(process_->out, process_->out_buffer) || process_->reap() ||
@@ -185,177 +189,245 @@ ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const S
         << process_->err_buffer;
     process_->err_buffer.clear();
   }
-  if (!process_) {
-    std::string why;
-    const auto program = process_detail::resolve_program(driver_argv_.front(), why);
-    if (!program) {
-      outcome.kind = ChildOutcome::Kind::kSpawnFailed;
-      outcome.spawn_error = why;
-      return outcome;
-    }
-    auto process = std::make_unique<Process>();
-    int input[2] = {-1, -1};
-    int out[2] = {-1, -1};
-    int err[2] = {-1, -1};
-    try {
-      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0 ||
-          ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-        throw std::system_error(errno, std::generic_category(), "pipes for the driver");
-      std::vector<std::string> argv = driver_argv_;
-      argv.front() = program->string();
-      process->pid = process_detail::spawn(
-          *program, argv,
-          process_detail::child_environment({{kSessionVariable, "1"}}, kCaseVariables), input[1],
-          out[1], err[1]);
-    } catch (const std::exception& e) {
-      for (int* fd : {&input[0], &input[1], &out[0], &out[1], &err[0], &err[1]}) close_fd(*fd);
-      outcome.kind = ChildOutcome::Kind::kSpawnFailed;
-      outcome.spawn_error = e.what();
-      return outcome;
-    }
-    process->registered.emplace(process->pid);
-    for (int* fd : {&input[1], &out[1], &err[1]}) close_fd(*fd);
-    process->input = input[0];
-    process->out = out[0];
-    process->err = err[0];
-    ::fcntl(process->out, F_SETFL, O_NONBLOCK);
-    ::fcntl(process->err, F_SETFL, O_NONBLOCK);
-    process->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, process->pid, 0));
-    process_ = std::move(process);
-    ++started_;
+}
+
+std::optional<std::string> DriverSession::start_process() {
+  std::string why;
+  const auto program = process_detail::resolve_program(driver_argv_.front(), why);
+  if (!program) return why;
+  auto process = std::make_unique<Process>();
+  int input[2] = {-1, -1};
+  int out[2] = {-1, -1};
+  int err[2] = {-1, -1};
+  try {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0 ||
+        ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+      throw std::system_error(errno, std::generic_category(), "pipes for the driver");
+    std::vector<std::string> argv = driver_argv_;
+    argv.front() = program->string();
+    process->pid = process_detail::spawn(
+        *program, argv,
+        process_detail::child_environment({{kSessionVariable, "1"}}, kCaseVariables), input[1],
+        out[1], err[1]);
+  } catch (const std::exception& e) {
+    for (int* fd : {&input[0], &input[1], &out[0], &out[1], &err[0], &err[1]}) close_fd(*fd);
+    return e.what();
   }
-  Process& p = *process_;
+  process->registered.emplace(process->pid);
+  for (int* fd : {&input[1], &out[1], &err[1]}) close_fd(*fd);
+  process->input = input[0];
+  process->out = out[0];
+  process->err = err[0];
+  ::fcntl(process->out, F_SETFL, O_NONBLOCK);
+  ::fcntl(process->err, F_SETFL, O_NONBLOCK);
+  process->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, process->pid, 0));
+  process_ = std::move(process);
+  return std::nullopt;
+}
 
-  CappedFile out(spec.stdout_file, spec.capture_cap);
-  CappedFile err(spec.stderr_file, spec.capture_cap);
-  const std::string marker = session_stderr_marker(number);
-  for (std::size_t done = 0; done < request.size();) {
-    const ssize_t n = ::send(p.input, request.data() + done, request.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;  // it is gone: its end is read below, as any crash is
-    done += static_cast<std::size_t>(n);
+// One case in the session's process: its stdout up to the case's end line and its stderr up
+// to the case's marker, each into the case's own file, within the case's deadline.
+class DriverSession::CaseReader {
+ public:
+  CaseReader(Process& p, const SpawnSpec& spec, unsigned long number, Clock::time_point started)
+      : p_(p),
+        spec_(spec),
+        number_(number),
+        started_(started),
+        out_(spec.stdout_file, spec.capture_cap),
+        err_(spec.stderr_file, spec.capture_cap),
+        marker_(session_stderr_marker(number)),
+        limit_(started + std::max(spec.deadline, spec.deadline_limit)),
+        deadline_at_(started + spec.deadline) {}
+
+  // Reads until both end markers came, or the process ended and its pipes closed, or the
+  // drain after either ran out.
+  void run() {
+    for (;;) {
+      const auto now = Clock::now();
+      if (over(now)) break;
+      if (!p_.wait_status && !end_line_) enforce_deadline(now);
+      wait_and_read(now);
+      if (end_line_ && drain_until_ == kNever) drain_until_ = Clock::now() + spec_.output_drain;
+      if (!p_.wait_status) p_.reap();
+      if (p_.wait_status && !end_line_ && drain_until_ == kNever)
+        drain_until_ = Clock::now() + spec_.output_drain;
+    }
   }
 
-  std::optional<json> end_line;
-  bool marker_seen = false;
-  bool out_open = true;
-  bool err_open = true;
-  bool timed_out = false;
-  const auto limit = started + std::max(spec.deadline, spec.deadline_limit);
-  auto deadline_at = started + spec.deadline;
-  // Clock::time_point::max(): not set.
-  constexpr auto kNever = Clock::time_point::max();
-  auto kill_at = kNever;
-  auto drain_until = kNever;  // set at its end line or its exit
+  // How the case ended: as the driver reports it, else as its process did.
+  ChildOutcome outcome() {
+    ChildOutcome outcome;
+    outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
+    if (end_line_) {
+      if (end_line_->contains("signal") && (*end_line_)["signal"].is_number_integer()) {
+        outcome.kind = ChildOutcome::Kind::kSignaled;
+        outcome.signal = (*end_line_)["signal"].get<int>();
+      } else {
+        outcome.kind = ChildOutcome::Kind::kExited;
+        const json status = end_line_->value("exit", json(0));
+        outcome.exit_code = status.is_number_integer() ? status.get<int>() : 1;
+      }
+    } else if (timed_out_) {
+      outcome.kind = ChildOutcome::Kind::kTimedOut;
+    } else if (p_.wait_status) {
+      process_detail::record_wait_status(*p_.wait_status, outcome);
+    }
+    // What it wrote of a last line without a newline is kept, as a process of its own's is.
+    if (!end_line_) out_.write(p_.out_buffer);
+    if (!marker_seen_) err_.write(p_.err_buffer);
+    outcome.stdout_bytes = out_.bytes();
+    outcome.stderr_bytes = err_.bytes();
+    return outcome;
+  }
 
-  const auto take_stdout = [&] {
-    for (std::size_t nl; !end_line && (nl = p.out_buffer.find('\n')) != std::string::npos;) {
-      const std::string line = p.out_buffer.substr(0, nl);
-      p.out_buffer.erase(0, nl + 1);
-      if (!p.hello_seen && line == kSessionHello) {
-        p.hello_seen = true;
+  // The process takes the next case only after a case it ran to its end with 0 or 127 (a
+  // refusal before any op) and both end markers: after anything else (a crash it reported, a
+  // crash of its own, the deadline, a missing marker) nothing of it is trusted.
+  bool reusable(const ChildOutcome& outcome) const {
+    return end_line_ && marker_seen_ && outcome.kind == ChildOutcome::Kind::kExited &&
+           (outcome.exit_code == 0 || outcome.exit_code == kDriverUnsupportedExit);
+  }
+
+ private:
+  static constexpr auto kNever = Clock::time_point::max();  // a time not set
+
+  bool over(Clock::time_point now) const {
+    return (end_line_ && marker_seen_) || now >= drain_until_ ||
+           (p_.wait_status && !out_open_ && !err_open_);
+  }
+
+  // SIGTERM to the group at the deadline (moved on while spec.extend_while() says so), SIGKILL
+  // after the grace.
+  void enforce_deadline(Clock::time_point now) {
+    if (!timed_out_ && now >= deadline_at_) {
+      if (spec_.extend_while && now + spec_.kill_grace <= limit_ && spec_.extend_while()) {
+        deadline_at_ = now + spec_.kill_grace;
+      } else {
+        timed_out_ = true;
+        ::kill(-p_.pid, SIGTERM);
+        kill_at_ = now + spec_.kill_grace;
+      }
+    }
+    if (now >= kill_at_) {
+      ::kill(-p_.pid, SIGKILL);
+      kill_at_ = kNever;
+    }
+  }
+
+  // Waits (at most 100 ms, or until the next time something is due) for output or the
+  // process's end, and takes in what came.
+  void wait_and_read(Clock::time_point now) {
+    std::vector<pollfd> fds;
+    if (out_open_) fds.push_back({p_.out, POLLIN, 0});
+    if (err_open_) fds.push_back({p_.err, POLLIN, 0});
+    if (!p_.wait_status && p_.pidfd >= 0) fds.push_back({p_.pidfd, POLLIN, 0});
+    auto wake = Clock::now() + std::chrono::milliseconds(100);
+    if (!timed_out_ && !end_line_) wake = std::min(wake, deadline_at_);
+    wake = std::min({wake, kill_at_, drain_until_});
+    const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(0, wait_ms.count())));
+    if (out_open_) {
+      out_open_ = read_available(p_.out, p_.out_buffer);
+      take_stdout();
+    }
+    if (err_open_) {
+      err_open_ = read_available(p_.err, p_.err_buffer);
+      take_stderr();
+    }
+  }
+
+  // Whole stdout lines: the session's hello is dropped, the case's end line kept aside, the
+  // rest is the case's stdout.
+  void take_stdout() {
+    for (std::size_t nl; !end_line_ && (nl = p_.out_buffer.find('\n')) != std::string::npos;) {
+      const std::string line = p_.out_buffer.substr(0, nl);
+      p_.out_buffer.erase(0, nl + 1);
+      if (!p_.hello_seen && line == kSessionHello) {
+        p_.hello_seen = true;
         continue;
       }
-      p.hello_seen = true;
+      p_.hello_seen = true;
       if (line.rfind(R"({"case_end":)", 0) == 0) {
         const json parsed = json::parse(line, nullptr, false);
-        if (parsed.is_object() && parsed.value("case_end", json()) == json(number)) {
-          end_line = parsed;
+        if (parsed.is_object() && parsed.value("case_end", json()) == json(number_)) {
+          end_line_ = parsed;
           continue;
         }
       }
-      out.write(line);
-      out.write("\n");
+      out_.write(line);
+      out_.write("\n");
     }
-  };
-  const auto take_stderr = [&] {
-    if (marker_seen) return;
-    const auto at = p.err_buffer.find(marker);
+  }
+
+  // Stderr up to the case's marker; what could be the start of the marker is held back.
+  void take_stderr() {
+    if (marker_seen_) return;
+    const auto at = p_.err_buffer.find(marker_);
     if (at != std::string::npos) {
-      err.write(std::string_view(p.err_buffer).substr(0, at));
-      p.err_buffer.erase(0, at + marker.size());
-      marker_seen = true;
+      err_.write(std::string_view(p_.err_buffer).substr(0, at));
+      p_.err_buffer.erase(0, at + marker_.size());
+      marker_seen_ = true;
       return;
     }
-    // Held back: what could be the start of the marker.
-    const std::size_t keep = std::min(p.err_buffer.size(), marker.size() - 1);
-    err.write(std::string_view(p.err_buffer).substr(0, p.err_buffer.size() - keep));
-    p.err_buffer.erase(0, p.err_buffer.size() - keep);
-  };
-
-  for (;;) {
-    const auto now = Clock::now();
-    if (end_line && marker_seen) break;
-    if (now >= drain_until) break;
-    if (p.wait_status && !out_open && !err_open) break;
-    if (!p.wait_status && !end_line) {
-      if (!timed_out && now >= deadline_at) {
-        if (spec.extend_while && now + spec.kill_grace <= limit && spec.extend_while()) {
-          deadline_at = now + spec.kill_grace;
-        } else {
-          timed_out = true;
-          ::kill(-p.pid, SIGTERM);
-          kill_at = now + spec.kill_grace;
-        }
-      }
-      if (now >= kill_at) {
-        ::kill(-p.pid, SIGKILL);
-        kill_at = kNever;
-      }
-    }
-    std::vector<pollfd> fds;
-    if (out_open) fds.push_back({p.out, POLLIN, 0});
-    if (err_open) fds.push_back({p.err, POLLIN, 0});
-    if (!p.wait_status && p.pidfd >= 0) fds.push_back({p.pidfd, POLLIN, 0});
-    auto wake = Clock::now() + std::chrono::milliseconds(100);
-    if (!timed_out && !end_line) wake = std::min(wake, deadline_at);
-    wake = std::min({wake, kill_at, drain_until});
-    const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
-    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(0, wait_ms.count())));
-    if (out_open) {
-      out_open = read_available(p.out, p.out_buffer);
-      take_stdout();
-    }
-    if (err_open) {
-      err_open = read_available(p.err, p.err_buffer);
-      take_stderr();
-    }
-    if (end_line && drain_until == kNever) drain_until = Clock::now() + spec.output_drain;
-    if (!p.wait_status) p.reap();
-    if (p.wait_status && !end_line && drain_until == kNever)
-      drain_until = Clock::now() + spec.output_drain;
+    const std::size_t keep = std::min(p_.err_buffer.size(), marker_.size() - 1);
+    err_.write(std::string_view(p_.err_buffer).substr(0, p_.err_buffer.size() - keep));
+    p_.err_buffer.erase(0, p_.err_buffer.size() - keep);
   }
 
-  outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
-  if (end_line) {
-    // The case ended as the driver reports it.
-    if (end_line->contains("signal") && (*end_line)["signal"].is_number_integer()) {
-      outcome.kind = ChildOutcome::Kind::kSignaled;
-      outcome.signal = (*end_line)["signal"].get<int>();
-    } else {
-      outcome.kind = ChildOutcome::Kind::kExited;
-      const json status = end_line->value("exit", json(0));
-      outcome.exit_code = status.is_number_integer() ? status.get<int>() : 1;
-    }
-  } else if (timed_out) {
-    outcome.kind = ChildOutcome::Kind::kTimedOut;
-  } else if (p.wait_status) {
-    process_detail::record_wait_status(*p.wait_status, outcome);
+  Process& p_;
+  const SpawnSpec& spec_;
+  const unsigned long number_;
+  const Clock::time_point started_;
+  CappedFile out_;
+  CappedFile err_;
+  const std::string marker_;
+  const Clock::time_point limit_;
+  Clock::time_point deadline_at_;
+  Clock::time_point kill_at_ = kNever;
+  Clock::time_point drain_until_ = kNever;  // set at its end line or its exit
+  std::optional<json> end_line_;
+  bool marker_seen_ = false;
+  bool out_open_ = true;
+  bool err_open_ = true;
+  bool timed_out_ = false;
+};
+
+namespace {
+
+// Writes all of `request` unless the other end is gone (its end is then read as any crash is).
+void send_request_line(int fd, const std::string& request) {
+  for (std::size_t done = 0; done < request.size();) {
+    const ssize_t n = ::send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;
+    done += static_cast<std::size_t>(n);
   }
-  // What it wrote of a last line without a newline is kept, as a process of its own's is.
-  if (!end_line) out.write(p.out_buffer);
-  if (!marker_seen) err.write(p.err_buffer);
-  // The process takes the next case only after a case it ran to its end with 0 or 127 (a
-  // refusal before any op) and both end markers: after anything else (a crash it reported, a
-  // crash of its own, the deadline, a missing marker) nothing of it is trusted any more.
-  const bool reusable = end_line && marker_seen && outcome.kind == ChildOutcome::Kind::kExited &&
-                        (outcome.exit_code == 0 || outcome.exit_code == kDriverUnsupportedExit);
-  if (!reusable) {
-    p.finish(spec.kill_grace);
+}
+
+}  // namespace
+
+ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const SpawnSpec& spec) {
+  const auto started = Clock::now();
+  const unsigned long number = ++cases_;
+  const std::string request = session_request(number, invocation, driver_argv_.size());
+  drop_untrusted_process();
+  if (!process_) {
+    if (auto why = start_process()) {
+      ChildOutcome outcome;
+      outcome.kind = ChildOutcome::Kind::kSpawnFailed;
+      outcome.spawn_error = *why;
+      return outcome;
+    }
+  }
+  CaseReader reader(*process_, spec, number, started);
+  send_request_line(process_->input, request);
+  reader.run();
+  auto outcome = reader.outcome();
+  if (!reader.reusable(outcome)) {
+    process_->finish(spec.kill_grace);
     process_.reset();
   }
-  outcome.stdout_bytes = out.bytes();
-  outcome.stderr_bytes = err.bytes();
   return outcome;
 }
 

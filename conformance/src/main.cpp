@@ -313,10 +313,9 @@ int precheck_only(const RunOptions& options) {
   return kExitOk;
 }
 
-int run(const RunOptions& options) {
-  if (options.precheck == RunOptions::Precheck::kOnly) return precheck_only(options);
-  // Only the fixtures the globs name are loaded; a baseline is checked against every case and
-  // check id, so it needs them all.
+// The catalogue `run` needs: only the fixtures the globs name; a baseline is checked against
+// every case and check id, so it needs them all.
+Catalogue load_for_run(const RunOptions& options) {
   ScenarioFilter wanted;
   if (!options.scenario_globs.empty() && !options.baseline) {
     wanted = [&globs = options.scenario_globs](const std::string& id) {
@@ -324,10 +323,13 @@ int run(const RunOptions& options) {
                          [&id](const std::string& glob) { return glob_matches(glob, id); });
     };
   }
-  const Catalogue catalogue = load(options.fixtures, wanted);
-  // A broken baseline stops the run before any case: nothing is lost to a typo.
-  std::optional<Baseline> baseline;
-  if (options.baseline) baseline = load_baseline(*options.baseline);
+  return load(options.fixtures, wanted);
+}
+
+// The cases to run (of this shard): none when the shard has none. `harness_cases` holds the
+// cases as an official harness runs them.
+std::vector<PlannedCase> plan_run(const RunOptions& options, const Catalogue& catalogue,
+                                  std::deque<Scenario>& harness_cases) {
   // Every known transport has a mock server in this build (the CLI refuses others).
   PlanRequest request{options.scenario_globs, options.transport, options.revision,
                       known_transports()};
@@ -338,17 +340,13 @@ int run(const RunOptions& options) {
     throw UsageError(e.what());
   }
   if (cases.empty()) throw UsageError("no case matches the given --scenario and --transport");
-  std::deque<Scenario> harness_cases;  // the cases as an official harness runs them
   if (options.harness) plan_official_harness(cases, harness_cases);
-  if (options.shard) {
-    cases = shard_of(cases, options.shard->first, options.shard->second);
-    if (cases.empty()) {
-      std::cout << "shard " << options.shard->first << "/" << options.shard->second
-                << " has no case\n";
-      return kExitOk;
-    }
-  }
+  if (options.shard) cases = shard_of(cases, options.shard->first, options.shard->second);
+  return cases;
+}
 
+SuiteSetup run_setup(const RunOptions& options, const Catalogue& catalogue,
+                     const std::vector<PlannedCase>& cases) {
   SuiteSetup setup = driver_setup(options);
   // Read (and their envelopes compiled) before any case: a broken folder stops the run here.
   if (options.schemas) {
@@ -362,9 +360,10 @@ int run(const RunOptions& options) {
                   [](const PlannedCase& c) { return is_http_transport(c.transport); })) {
     setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
   }
+  return setup;
+}
 
-  start_interrupt_watcher();
-
+SuiteOptions suite_options(const RunOptions& options) {
   SuiteOptions suite;
   suite.strict = options.strict;
   // A harness knows no "__unsupported__" op: there is nothing to pre-check.
@@ -375,38 +374,43 @@ int run(const RunOptions& options) {
   // (conformance/job_budget.hpp).
   suite.jobs = options.jobs ? options.jobs : default_jobs(std::thread::hardware_concurrency());
   suite.adapt_jobs = options.jobs == 0;
-  std::cout << "mcp-ping-conformance " << MCP_PING_VERSION << ": " << cases.size()
-            << " cases, revision " << options.revision << ", "
-            << (options.strict ? "strict" : "lenient") << ", timeout multiplier "
-            << options.timeout_multiplier << ", " << (suite.adapt_jobs ? "up to " : "")
-            << suite.jobs << " at once\n";
+  return suite;
+}
+
+// The run's first lines: what runs, how, and whether messages are validated.
+void announce_run(const RunOptions& options, const SuiteOptions& suite, const SuiteSetup& setup,
+                  std::size_t cases) {
+  std::cout << "mcp-ping-conformance " << MCP_PING_VERSION << ": " << cases << " cases, revision "
+            << options.revision << ", " << (options.strict ? "strict" : "lenient")
+            << ", timeout multiplier " << options.timeout_multiplier << ", "
+            << (suite.adapt_jobs ? "up to " : "") << suite.jobs << " at once\n";
   RunInfo announced;
   if (setup.schemas) announced.schemas = setup.schemas->dir().string();
   std::cout << schema_validation_line(announced)
             << (setup.schemas ? " (revisions " + join(setup.schemas->revisions(), ", ") + ")" : "")
             << "\n"
             << std::flush;
-  const std::string started_at = utc_now();
-  RunResult result = run_suite(cases, setup, suite, std::cout);
-  result.started_at = started_at;
+}
+
+void record_run_info(const RunOptions& options, const SuiteSetup& setup, RunResult& result) {
   result.info.suite_version = MCP_PING_VERSION;
   result.info.revision = options.revision;
   result.info.strict = options.strict;
   result.info.timeout_multiplier = options.timeout_multiplier;
   result.info.driver_argv = options.driver_argv;
-  result.info.schemas = announced.schemas;
+  if (setup.schemas) result.info.schemas = setup.schemas->dir().string();
   result.info.pong_cap_ms =
       scaled_timeouts(setup.defaults, options.timeout_multiplier).at("pong_cap_ms");
-  if (baseline) {
-    apply_baseline(*baseline, known_ids(catalogue.scenarios), result);
-    print_baseline_outcome(result, std::cout);
-  }
+}
 
-  const fs::path junit = options.junit.value_or(setup.report_dir / "junit.xml");
+// The reports in the report folder, and the run's closing lines.
+void write_run_reports(const RunOptions& options, const fs::path& report_dir,
+                       const RunResult& result) {
+  const fs::path junit = options.junit.value_or(report_dir / "junit.xml");
   write_junit(result, junit);
-  write_results_json(result, setup.report_dir / "results.json");
-  write_summary_markdown(result, setup.report_dir / "summary.md");
-  write_html_report({{driver_label(options.driver_argv), result}}, setup.report_dir / "html");
+  write_results_json(result, report_dir / "results.json");
+  write_summary_markdown(result, report_dir / "summary.md");
+  write_html_report({{driver_label(options.driver_argv), result}}, report_dir / "html");
   // A finding is named once, on its own line below, with its case count.
   for (const auto& cause : root_causes(result)) {
     if (!cause.finding) std::cout << "root cause: " << root_cause_line(cause) << "\n";
@@ -415,11 +419,38 @@ int run(const RunOptions& options) {
     std::cout << "finding: " << finding_line(finding) << "\n";
   for (const auto& line : latency_lines(result)) std::cout << line << "\n";
   std::cout << closing_line(result) << "\n"
-            << "reports: " << junit.string() << ", " << (setup.report_dir / "results.json").string()
-            << ", " << (setup.report_dir / "summary.md").string() << ", "
-            << (setup.report_dir / "html" / "index.html").string() << "; evidence in "
-            << (setup.report_dir / "cases").string() << "\n";
+            << "reports: " << junit.string() << ", " << (report_dir / "results.json").string()
+            << ", " << (report_dir / "summary.md").string() << ", "
+            << (report_dir / "html" / "index.html").string() << "; evidence in "
+            << (report_dir / "cases").string() << "\n";
+}
 
+int run(const RunOptions& options) {
+  if (options.precheck == RunOptions::Precheck::kOnly) return precheck_only(options);
+  const Catalogue catalogue = load_for_run(options);
+  // A broken baseline stops the run before any case: nothing is lost to a typo.
+  std::optional<Baseline> baseline;
+  if (options.baseline) baseline = load_baseline(*options.baseline);
+  std::deque<Scenario> harness_cases;  // the cases as an official harness runs them
+  const std::vector<PlannedCase> cases = plan_run(options, catalogue, harness_cases);
+  if (cases.empty()) {
+    std::cout << "shard " << options.shard->first << "/" << options.shard->second
+              << " has no case\n";
+    return kExitOk;
+  }
+  const SuiteSetup setup = run_setup(options, catalogue, cases);
+  start_interrupt_watcher();
+  const SuiteOptions suite = suite_options(options);
+  announce_run(options, suite, setup, cases.size());
+  const std::string started_at = utc_now();
+  RunResult result = run_suite(cases, setup, suite, std::cout);
+  result.started_at = started_at;
+  record_run_info(options, setup, result);
+  if (baseline) {
+    apply_baseline(*baseline, known_ids(catalogue.scenarios), result);
+    print_baseline_outcome(result, std::cout);
+  }
+  write_run_reports(options, setup.report_dir, result);
   if (options.ctest_measurements) print_ctest_measurements(result, std::cout);
   if (!options.harness) warn_if_driver_never_ran(result);
 

@@ -273,13 +273,10 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   std::optional<BackgroundProcess> http_server;
   if (stdio) {
     out << "Configure your client to start this MCP server over stdio:\n"
-        << stdio_server_text({setup.mock_stdio_server.string(), "--script", script_file.string(),
-                              "--evidence-dir", dir.string()});
+        << stdio_server_text(mock_server_argv(setup.mock_stdio_server, script_file, dir));
   } else {
-    http_server.emplace(
-        std::vector<std::string>{setup.mock_http_server.string(), "--script", script_file.string(),
-                                 "--evidence-dir", dir.string()},
-        dir / "mock.stderr");
+    http_server.emplace(mock_server_argv(setup.mock_http_server, script_file, dir),
+                        dir / "mock.stderr");
     out << "Point your client at this MCP server (" << transport_name(options.transport) << "):\n"
         << "  url: " << read_server_url(*http_server, grace * 2, dir / "mock.stderr") << "\n";
   }
@@ -311,15 +308,7 @@ int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
   observed.driver = std::nullopt;  // a person drove the client
   observed.transcript = read_transcript(dir / "transcript.jsonl");
   out << why_it_stopped(ended, options, observed.transcript.end_reason) << "\n";
-  Evaluation evaluation = evaluate_case(scenario, observed, setup.refs);
-  result.verdict = evaluation.verdict;
-  result.reason = evaluation.reason;
-  result.unsupported = evaluation.unsupported;
-  result.checks = std::move(evaluation.checks);
-  result.not_judged = std::move(evaluation.not_judged);
-  if (result.verdict != Verdict::Pass) {
-    result.transcript_excerpt = transcript_excerpt(observed.transcript, evaluation.focus_ms, 12, 4);
-  }
+  judge_case(result, scenario, observed, setup.refs);
   result.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   write_served_verdict(result, options);

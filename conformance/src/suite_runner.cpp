@@ -83,7 +83,7 @@ ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transpo
   spec.stderr_file = dir / "client.stderr";
   spec.deadline = std::chrono::milliseconds(
       static_cast<std::int64_t>(std::ceil(10000 * setup.timeout_multiplier)));
-  const ChildOutcome outcome = run_child(spec);
+  ChildOutcome outcome = run_child(spec);
   if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
     return outcome;
   }
@@ -99,59 +99,87 @@ ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transpo
   throw SuiteError(message);
 }
 
-RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
-                    const SuiteOptions& options, std::ostream& out) {
-  RunResult run;
-  run.cases.resize(cases.size());
-  const auto started = std::chrono::steady_clock::now();
-  std::size_t done = 0;
-  std::mutex output;
-  // The pre-check runs beside the first cases rather than before them: a one-case run (each
-  // ctest test is one) would otherwise start the driver twice in a row. When it fails, no
-  // case starts any more, those running are stopped and say nothing, and its error ends the
-  // run.
-  std::atomic<bool> stopped{false};
-  // Any error of the pre-check's own (a report folder it cannot create) ends the run as it did
-  // before the pre-check had a thread: rethrown here, never escaping the thread.
-  std::exception_ptr precheck_failure;
-  std::thread precheck;
-  // Set once the pre-check saw the driver offer sessions: the cases started from then on run
-  // in one driver process per job slot (contract v1.3); those started before, in their own.
-  std::atomic<bool> sessions{false};
-  const auto check_sessions = [&] {
-    if (setup.driver_sessions &&
-        offers_sessions(
-            try_read_file_head(setup.report_dir / "precheck" / "client.stdout", 4096).value_or("")))
-      sessions = true;
-  };
-  const auto run_one = [&](std::size_t i, std::optional<DriverSession>& session) {
-    if (sessions && !session && !setup.official_harness)
-      session.emplace(setup.driver_argv, setup.report_dir);
-    CaseResult result = run_case(cases[i], setup, session ? &*session : nullptr);
-    const std::lock_guard lock(output);
-    if (stopped) return;
-    ++done;
-    out << progress_line(done, cases.size(), result) << "\n" << details_for(result) << std::flush;
-    run.cases[i] = std::move(result);
-  };
-  const auto timeouts = scaled_timeouts(setup.defaults, setup.timeout_multiplier);
-  CaseSchedule schedule = schedule_cases(cases, timeouts, options.jobs);
-  unsigned jobs = options.jobs;
-  bool prechecked = false;
-  if (options.adapt_jobs && schedule.busy.size() > 1) {
-    // The client's start-up, measured with nothing beside it, chooses how many run at once.
+namespace {
+
+// One run of the planned cases: the job slots, the pre-check beside the first cases, the
+// progress lines, the results in plan order.
+class SuiteRun {
+ public:
+  SuiteRun(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
+           const SuiteOptions& options, std::ostream& out)
+      : cases_(cases),
+        setup_(setup),
+        options_(options),
+        out_(out),
+        timeouts_(scaled_timeouts(setup.defaults, setup.timeout_multiplier)) {
+    run_.cases.resize(cases.size());
+  }
+
+  RunResult run() {
+    const auto started = std::chrono::steady_clock::now();
+    CaseSchedule schedule = schedule_cases(cases_, timeouts_, options_.jobs);
+    unsigned jobs = options_.jobs;
+    bool prechecked = false;
+    if (options_.adapt_jobs && schedule.busy.size() > 1) {
+      jobs = choose_jobs(schedule);
+      prechecked = options_.precheck;
+    }
+    // The pre-check runs beside the first cases rather than before them: a one-case run (each
+    // ctest test is one) would otherwise start the driver twice in a row.
+    if (options_.precheck && !prechecked && !cases_.empty()) start_precheck();
+    // Sleeping cases beside everything, exclusive ones alone among the busy, then the busy
+    // ones in the job slots (conformance/case_schedule.hpp).
+    std::thread waiting;
+    if (!schedule.waiting.empty()) {
+      waiting = std::thread([&] { run_all(schedule.waiting, schedule.waiting_slots); });
+    }
+    run_all(schedule.exclusive, 1);
+    run_all(schedule.busy, jobs);
+    if (waiting.joinable()) waiting.join();
+    if (precheck_.joinable()) precheck_.join();
+    if (precheck_failure_) std::rethrow_exception(precheck_failure_);
+    run_.findings = collect_findings(run_.cases);
+    run_.duration_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    return std::move(run_);
+  }
+
+ private:
+  // Once the pre-check saw the driver offer sessions, the cases started from then on run in
+  // one driver process per job slot (contract v1.3); those started before, in their own.
+  void check_sessions() {
+    if (setup_.driver_sessions &&
+        offers_sessions(try_read_file_head(setup_.report_dir / "precheck" / "client.stdout", 4096)
+                            .value_or("")))
+      sessions_ = true;
+  }
+
+  void run_one(std::size_t i, std::optional<DriverSession>& session) {
+    if (sessions_ && !session && !setup_.official_harness)
+      session.emplace(setup_.driver_argv, setup_.report_dir);
+    CaseResult result = run_case(cases_[i], setup_, session ? &*session : nullptr);
+    const std::lock_guard lock(output_);
+    if (stopped_) return;
+    ++done_;
+    out_ << progress_line(done_, cases_.size(), result) << "\n"
+         << details_for(result) << std::flush;
+    run_.cases[i] = std::move(result);
+  }
+
+  // The client's start-up, measured with nothing beside it, chooses how many run at once:
+  // the pre-check's, or a harness's first case alone (then taken out of `schedule`).
+  unsigned choose_jobs(CaseSchedule& schedule) {
     StartupCost cost;
     const double cpu_before = reaped_children_cpu_s();
     std::string what = "driver";
     std::optional<std::size_t> ran;
-    if (options.precheck) {
-      const auto wall = precheck_driver(setup, cases.front().transport).wall;
+    if (options_.precheck) {
+      const auto wall = precheck_driver(setup_, cases_.front().transport).wall;
       cost.wall_s = std::chrono::duration<double>(wall).count();
-      prechecked = true;
       check_sessions();
     } else {
-      // A harness has no pre-check: its first case, alone, measures it (a whole case, so
-      // more than its start-up: the choice errs on the side of fewer at once).
+      // A whole case, so more than its start-up: the choice errs on the side of fewer at once.
       ran = schedule.busy.front();
       const auto t0 = std::chrono::steady_clock::now();
       std::optional<DriverSession> alone;
@@ -160,40 +188,46 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
       what = "harness (its first case alone)";
     }
     cost.cpu_s = reaped_children_cpu_s() - cpu_before;
-    jobs = jobs_for(cost, std::thread::hardware_concurrency(), timeouts.at("startup_ms") / 1000.0);
-    run.info.jobs_choice = describe_jobs_choice(cost, jobs, what);
+    const unsigned jobs =
+        jobs_for(cost, std::thread::hardware_concurrency(), timeouts_.at("startup_ms") / 1000.0);
+    run_.info.jobs_choice = describe_jobs_choice(cost, jobs, what);
     {
-      const std::lock_guard lock(output);
-      out << run.info.jobs_choice << "\n" << std::flush;
+      const std::lock_guard lock(output_);
+      out_ << run_.info.jobs_choice << "\n" << std::flush;
     }
-    schedule = schedule_cases(cases, timeouts, jobs);
+    schedule = schedule_cases(cases_, timeouts_, jobs);
     if (ran) {
       for (auto* group : {&schedule.exclusive, &schedule.waiting, &schedule.busy})
         group->erase(std::remove(group->begin(), group->end(), *ran), group->end());
     }
+    return jobs;
   }
-  if (options.precheck && !prechecked && !cases.empty()) {
-    precheck = std::thread([&] {
+
+  // When the pre-check fails, no case starts any more, those running are stopped and say
+  // nothing, and its error ends the run. Any error of its own (a report folder it cannot
+  // create) ends the run too: rethrown by run(), never escaping the thread.
+  void start_precheck() {
+    precheck_ = std::thread([this] {
       try {
-        precheck_driver(setup, cases.front().transport);
+        precheck_driver(setup_, cases_.front().transport);
         check_sessions();
       } catch (...) {
         {
-          const std::lock_guard lock(output);
-          precheck_failure = std::current_exception();
-          stopped = true;
+          const std::lock_guard lock(output_);
+          precheck_failure_ = std::current_exception();
+          stopped_ = true;
         }
         kill_all_children();
       }
     });
   }
-  // Sleeping cases beside everything, exclusive ones alone among the busy, then the busy ones
-  // in the job slots (conformance/case_schedule.hpp).
-  const auto run_all = [&](const std::vector<std::size_t>& order, std::size_t slots) {
+
+  // The cases of `order`, in up to `slots` threads.
+  void run_all(const std::vector<std::size_t>& order, std::size_t slots) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
       std::optional<DriverSession> session;  // this job slot's driver process, when sessions
-      for (std::size_t k = next++; k < order.size() && !stopped; k = next++)
+      for (std::size_t k = next++; k < order.size() && !stopped_; k = next++)
         run_one(order[k], session);
     };
     slots = std::max<std::size_t>(1, std::min(slots, order.size()));
@@ -201,20 +235,27 @@ RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& set
     for (std::size_t j = 1; j < slots; ++j) threads.emplace_back(worker);
     worker();
     for (auto& thread : threads) thread.join();
-  };
-  std::thread waiting;
-  if (!schedule.waiting.empty()) {
-    waiting = std::thread([&] { run_all(schedule.waiting, schedule.waiting_slots); });
   }
-  run_all(schedule.exclusive, 1);
-  run_all(schedule.busy, jobs);
-  if (waiting.joinable()) waiting.join();
-  if (precheck.joinable()) precheck.join();
-  if (precheck_failure) std::rethrow_exception(precheck_failure);
-  run.findings = collect_findings(run.cases);
-  run.duration_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  return run;
+
+  const std::vector<PlannedCase>& cases_;
+  const SuiteSetup& setup_;
+  const SuiteOptions& options_;
+  std::ostream& out_;
+  const TimeoutTable timeouts_;
+  RunResult run_;
+  std::size_t done_ = 0;
+  std::mutex output_;
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> sessions_{false};
+  std::exception_ptr precheck_failure_;
+  std::thread precheck_;
+};
+
+}  // namespace
+
+RunResult run_suite(const std::vector<PlannedCase>& cases, const SuiteSetup& setup,
+                    const SuiteOptions& options, std::ostream& out) {
+  return SuiteRun(cases, setup, options, out).run();
 }
 
 }  // namespace mcpping

@@ -537,7 +537,7 @@ TEST(Evaluation, ACaseOutsideTheNegotiatedRevisionIsUnsupportedAfterTheRun) {
 // Regression (item 2 of the check model): a client offering 2024-11-05 on Streamable HTTP had
 // 49 of 50 cases UNSUPPORTED ("Streamable HTTP exists from 2025-03-26") though it never
 // ponged, and the ping MUST exists in 2024-11-05. The ping checks are judged at every
-// revision that has ping (the mock now answers 2025-03-26 there: transport:revision).
+// revision that has ping (the mock answers 2025-03-26 there: transport:revision).
 TEST(Evaluation, RegressionARevisionTheTransportLacksExcusedAWholeCase) {
   auto o = clean_run();
   o.transport = "streamable-http";

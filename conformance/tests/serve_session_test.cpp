@@ -108,7 +108,7 @@ TEST(ServeSession, APersonGetsTimeForRequestsWhileJudgedBoundsStay) {
     }
   }
   EXPECT_EQ(pinned, 1u);
-  EXPECT_NO_THROW(validate_resolved_script(script, "served script"));
+  EXPECT_NO_THROW(parse_resolved_script(script, "served script"));
 }
 
 TEST(ServeSession, DriverStepsBecomeWordsForAPerson) {

@@ -77,108 +77,140 @@ bool type_matches(std::string_view type, const Json& value) {
 }
 
 bool match_at(const Json& pattern, const Json& value, const Captures& captures,
+              const std::string& pointer, std::string* why);
+
+bool match_type(const Json& arg, const Json& value, const std::string& pointer, std::string* why) {
+  // One type name, or a list of them: any of them matches.
+  const auto names = arg.is_array() ? arg : Json::array({arg});
+  std::string wanted;
+  for (const auto& name : names) {
+    if (type_matches(name.get_ref<const std::string&>(), value)) return true;
+    wanted += (wanted.empty() ? "" : " or ") + name.get<std::string>();
+  }
+  return fail(why, pointer,
+              "expected type " + wanted + ", got " + std::string(to_string(json_kind(value))) +
+                  " " + value.dump());
+}
+
+bool match_contains(const Json& arg, const Json& value, const std::string& pointer,
+                    std::string* why) {
+  const auto& needle = arg.get_ref<const std::string&>();
+  if (value.is_string() && value.get_ref<const std::string&>().find(needle) != std::string::npos)
+    return true;
+  return fail(why, pointer,
+              "expected a string containing \"" + needle + "\", got " +
+                  value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+bool match_repeat(const Json& pattern, const Json& value, const std::string& pointer,
+                  std::string* why) {
+  const auto& arg = pattern.begin().value();
+  const auto text = repeated_text(pattern);
+  if (text && value.is_string() && value.get_ref<const std::string&>() == *text) return true;
+  return fail(
+      why, pointer,
+      "expected " + arg[0].dump() + " written " + arg[1].dump() + " times, got " +
+          (value.is_string() ? "a string of " + std::to_string(value.size()) + " bytes that differs"
+                             : value.dump()));
+}
+
+bool match_ref(const std::string& ref, const Json& value, const Captures& captures,
+               const std::string& pointer, std::string* why) {
+  const auto expected = resolve_ref(ref, captures);
+  if (!expected) return fail(why, pointer, "${" + ref + "} is not captured");
+  if (same_json(*expected, value)) return true;
+  return fail(why, pointer, "expected " + expected->dump() + " (" + ref + "), got " + value.dump());
+}
+
+// A {"$operator": argument} pattern; nullopt when the key names no operator (then it is an
+// object pattern with that key).
+std::optional<bool> match_operator(const Json& pattern, const Json& value, const Captures& captures,
+                                   const std::string& pointer, std::string* why) {
+  const auto& key = pattern.begin().key();
+  const auto& arg = pattern.begin().value();
+  if (key == "$any") return true;
+  if (key == "$absent") return fail(why, pointer, "present, expected absent");
+  if (key == "$type") return match_type(arg, value, pointer, why);
+  if (key == "$any_of") {
+    for (const auto& alternative : arg) {
+      if (match_at(alternative, value, captures, pointer, nullptr)) return true;
+    }
+    return fail(why, pointer, "expected one of " + arg.dump() + ", got " + value.dump());
+  }
+  if (key == "$not") {
+    if (!match_at(arg, value, captures, pointer, nullptr)) return true;
+    return fail(why, pointer, "expected anything but " + arg.dump() + ", got " + value.dump());
+  }
+  if (key == "$contains") return match_contains(arg, value, pointer, why);
+  if (key == "$repeat") return match_repeat(pattern, value, pointer, why);
+  if (key == "$ref") return match_ref(arg.get<std::string>(), value, captures, pointer, why);
+  return std::nullopt;
+}
+
+// A string with "${ref}" in it; nullopt for a plain string.
+std::optional<bool> match_template(const std::string& text, const Json& value,
+                                   const Captures& captures, const std::string& pointer,
+                                   std::string* why) {
+  if (auto ref = whole_ref(text)) return match_ref(*ref, value, captures, pointer, why);
+  if (text.find("${") == std::string::npos) return std::nullopt;
+  std::string expected, missing;
+  if (!interpolate(text, captures, expected, &missing)) {
+    return fail(why, pointer, "${" + missing + "} is not captured");
+  }
+  if (value.is_string() && value.get_ref<const std::string&>() == expected) return true;
+  return fail(why, pointer, "expected \"" + expected + "\", got " + value.dump());
+}
+
+// {"$absent": true}, or an $any_of offering it ("params absent or an object").
+bool allows_absence(const Json& pattern) {
+  bool absent_wanted = is_special(pattern) && pattern.begin().key() == "$absent";
+  if (is_special(pattern) && pattern.begin().key() == "$any_of" && pattern.begin()->is_array()) {
+    for (const auto& option : *pattern.begin())
+      absent_wanted = absent_wanted || (is_special(option) && option.begin().key() == "$absent");
+  }
+  return absent_wanted;
+}
+
+bool match_object(const Json& pattern, const Json& value, const Captures& captures,
+                  const std::string& pointer, std::string* why) {
+  if (!value.is_object()) return fail(why, pointer, "expected an object, got " + value.dump());
+  for (const auto& [key, sub] : pattern.items()) {
+    const auto sub_pointer = pointer + "/" + escape_pointer_token(key);
+    const auto it = value.find(key);
+    if (it == value.end()) {
+      if (allows_absence(sub)) continue;
+      return fail(why, sub_pointer, "missing");
+    }
+    if (!match_at(sub, *it, captures, sub_pointer, why)) return false;
+  }
+  return true;
+}
+
+bool match_array(const Json& pattern, const Json& value, const Captures& captures,
+                 const std::string& pointer, std::string* why) {
+  if (!value.is_array() || value.size() != pattern.size()) {
+    return fail(why, pointer,
+                "expected an array of " + std::to_string(pattern.size()) + ", got " + value.dump());
+  }
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (!match_at(pattern[i], value[i], captures, pointer + "/" + std::to_string(i), why)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool match_at(const Json& pattern, const Json& value, const Captures& captures,
               const std::string& pointer, std::string* why) {
   if (is_special(pattern)) {
-    const auto& key = pattern.begin().key();
-    const auto& arg = pattern.begin().value();
-    if (key == "$any") return true;
-    if (key == "$absent") return fail(why, pointer, "present, expected absent");
-    if (key == "$type") {
-      // One type name, or a list of them: any of them matches.
-      const auto names = arg.is_array() ? arg : Json::array({arg});
-      std::string wanted;
-      for (const auto& name : names) {
-        if (type_matches(name.get_ref<const std::string&>(), value)) return true;
-        wanted += (wanted.empty() ? "" : " or ") + name.get<std::string>();
-      }
-      return fail(why, pointer,
-                  "expected type " + wanted + ", got " + std::string(to_string(json_kind(value))) +
-                      " " + value.dump());
-    }
-    if (key == "$any_of") {
-      for (const auto& alternative : arg) {
-        if (match_at(alternative, value, captures, pointer, nullptr)) return true;
-      }
-      return fail(why, pointer, "expected one of " + arg.dump() + ", got " + value.dump());
-    }
-    if (key == "$not") {
-      if (!match_at(arg, value, captures, pointer, nullptr)) return true;
-      return fail(why, pointer, "expected anything but " + arg.dump() + ", got " + value.dump());
-    }
-    if (key == "$contains") {
-      const auto& needle = arg.get_ref<const std::string&>();
-      if (value.is_string() &&
-          value.get_ref<const std::string&>().find(needle) != std::string::npos)
-        return true;
-      return fail(why, pointer,
-                  "expected a string containing \"" + needle + "\", got " +
-                      value.dump(-1, ' ', false, Json::error_handler_t::replace));
-    }
-    if (key == "$repeat") {
-      const auto text = repeated_text(pattern);
-      if (text && value.is_string() && value.get_ref<const std::string&>() == *text) return true;
-      return fail(why, pointer,
-                  "expected " + arg[0].dump() + " written " + arg[1].dump() + " times, got " +
-                      (value.is_string()
-                           ? "a string of " + std::to_string(value.size()) + " bytes that differs"
-                           : value.dump()));
-    }
-    if (key == "$ref") {
-      const auto ref = arg.get<std::string>();
-      const auto expected = resolve_ref(ref, captures);
-      if (!expected) return fail(why, pointer, "${" + ref + "} is not captured");
-      if (same_json(*expected, value)) return true;
-      return fail(why, pointer,
-                  "expected " + expected->dump() + " (" + ref + "), got " + value.dump());
-    }
+    if (auto matched = match_operator(pattern, value, captures, pointer, why)) return *matched;
   }
   if (pattern.is_string()) {
     const auto& text = pattern.get_ref<const std::string&>();
-    if (auto ref = whole_ref(text)) {
-      return match_at(Json{{"$ref", *ref}}, value, captures, pointer, why);
-    }
-    if (text.find("${") != std::string::npos) {
-      std::string expected, missing;
-      if (!interpolate(text, captures, expected, &missing)) {
-        return fail(why, pointer, "${" + missing + "} is not captured");
-      }
-      if (value.is_string() && value.get_ref<const std::string&>() == expected) return true;
-      return fail(why, pointer, "expected \"" + expected + "\", got " + value.dump());
-    }
+    if (auto matched = match_template(text, value, captures, pointer, why)) return *matched;
   }
-  if (pattern.is_object()) {
-    if (!value.is_object()) return fail(why, pointer, "expected an object, got " + value.dump());
-    for (const auto& [key, sub] : pattern.items()) {
-      const auto sub_pointer = pointer + "/" + escape_pointer_token(key);
-      // {"$absent": true}, or an $any_of offering it ("params absent or an object").
-      bool absent_wanted = is_special(sub) && sub.begin().key() == "$absent";
-      if (is_special(sub) && sub.begin().key() == "$any_of" && sub.begin()->is_array()) {
-        for (const auto& option : *sub.begin())
-          absent_wanted =
-              absent_wanted || (is_special(option) && option.begin().key() == "$absent");
-      }
-      const auto it = value.find(key);
-      if (it == value.end()) {
-        if (absent_wanted) continue;
-        return fail(why, sub_pointer, "missing");
-      }
-      if (!match_at(sub, *it, captures, sub_pointer, why)) return false;
-    }
-    return true;
-  }
-  if (pattern.is_array()) {
-    if (!value.is_array() || value.size() != pattern.size()) {
-      return fail(
-          why, pointer,
-          "expected an array of " + std::to_string(pattern.size()) + ", got " + value.dump());
-    }
-    for (std::size_t i = 0; i < pattern.size(); ++i) {
-      if (!match_at(pattern[i], value[i], captures, pointer + "/" + std::to_string(i), why)) {
-        return false;
-      }
-    }
-    return true;
-  }
+  if (pattern.is_object()) return match_object(pattern, value, captures, pointer, why);
+  if (pattern.is_array()) return match_array(pattern, value, captures, pointer, why);
   if (same_json(pattern, value)) return true;
   return fail(why, pointer, "expected " + pattern.dump() + ", got " + value.dump());
 }
@@ -335,6 +367,65 @@ bool matches(const Json& pattern, const Json& value, const Captures& captures, s
   return match_at(pattern, value, captures, "", why);
 }
 
+namespace {
+
+// `problem` of a part of a pattern, as a problem of the whole: its pointer behind `prefix`.
+std::optional<ValueProblem> within_pattern(const std::string& prefix,
+                                           std::optional<ValueProblem> problem) {
+  if (problem) problem->pointer = prefix + problem->pointer;
+  return problem;
+}
+
+bool known_type(const Json& name) {
+  static const std::vector<std::string> kTypes = {"string", "integer", "number", "object",
+                                                  "array",  "boolean", "null"};
+  return name.is_string() &&
+         std::find(kTypes.begin(), kTypes.end(), name.get<std::string>()) != kTypes.end();
+}
+
+// The argument of the operator `key` ("$type", ...); `here` is the operator's pointer.
+std::optional<ValueProblem> check_operator(const std::string& key, const Json& arg,
+                                           const std::string& here) {
+  if (key == "$any" || key == "$absent") {
+    if (arg != Json(true)) return ValueProblem{here, key + " takes true"};
+    return std::nullopt;
+  }
+  if (key == "$type") {
+    const bool ok = arg.is_array() ? !arg.empty() && std::all_of(arg.begin(), arg.end(), known_type)
+                                   : known_type(arg);
+    if (ok) return std::nullopt;
+    return ValueProblem{here,
+                        "$type takes one of string, integer, number, object, array, boolean, "
+                        "null, or a non-empty list of them"};
+  }
+  if (key == "$any_of") {
+    if (!arg.is_array() || arg.empty())
+      return ValueProblem{here, "$any_of takes a non-empty list of patterns"};
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      if (auto problem = within_pattern(here + "/" + std::to_string(i), check_pattern(arg[i])))
+        return problem;
+    }
+    return std::nullopt;
+  }
+  if (key == "$not") return within_pattern(here, check_pattern(arg));
+  if (key == "$ref") {
+    if (!arg.is_string() || arg.get<std::string>().empty()) {
+      return ValueProblem{here, "$ref takes a \"name.path\" string"};
+    }
+    return std::nullopt;
+  }
+  if (key == "$contains") {
+    if (!arg.is_string()) return ValueProblem{here, "$contains takes a string"};
+    return std::nullopt;
+  }
+  if (key == "$repeat") return within_pattern(here, check_repeat(arg));
+  return ValueProblem{here, "unknown special key \"" + key +
+                                "\" (known: $any, $absent, $type, $not, $any_of, $ref, "
+                                "$contains, $repeat)"};
+}
+
+}  // namespace
+
 std::optional<ValueProblem> check_pattern(const Json& pattern) {
   if (pattern.is_object()) {
     bool has_dollar = false;
@@ -346,79 +437,16 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
         return ValueProblem{"", "a \"$\" key must be the only key of its object"};
       }
       const auto& key = pattern.begin().key();
-      const auto& arg = pattern.begin().value();
-      const auto here = "/" + escape_pointer_token(key);
-      if (key == "$any" || key == "$absent") {
-        if (arg != Json(true)) return ValueProblem{here, key + " takes true"};
-        return std::nullopt;
-      }
-      if (key == "$type") {
-        static const std::vector<std::string> kTypes = {"string", "integer", "number", "object",
-                                                        "array",  "boolean", "null"};
-        const auto known = [](const Json& name) {
-          return name.is_string() &&
-                 std::find(kTypes.begin(), kTypes.end(), name.get<std::string>()) != kTypes.end();
-        };
-        const bool ok = arg.is_array() ? !arg.empty() && std::all_of(arg.begin(), arg.end(), known)
-                                       : known(arg);
-        if (!ok) {
-          return ValueProblem{here,
-                              "$type takes one of string, integer, number, object, array, "
-                              "boolean, null, or a non-empty list of them"};
-        }
-        return std::nullopt;
-      }
-      if (key == "$any_of") {
-        if (!arg.is_array() || arg.empty())
-          return ValueProblem{here, "$any_of takes a non-empty list of patterns"};
-        for (std::size_t i = 0; i < arg.size(); ++i) {
-          if (auto problem = check_pattern(arg[i])) {
-            problem->pointer = here + "/" + std::to_string(i) + problem->pointer;
-            return problem;
-          }
-        }
-        return std::nullopt;
-      }
-      if (key == "$not") {
-        if (auto problem = check_pattern(arg)) {
-          problem->pointer = here + problem->pointer;
-          return problem;
-        }
-        return std::nullopt;
-      }
-      if (key == "$ref") {
-        if (!arg.is_string() || arg.get<std::string>().empty()) {
-          return ValueProblem{here, "$ref takes a \"name.path\" string"};
-        }
-        return std::nullopt;
-      }
-      if (key == "$contains") {
-        if (!arg.is_string()) return ValueProblem{here, "$contains takes a string"};
-        return std::nullopt;
-      }
-      if (key == "$repeat") {
-        if (auto problem = check_repeat(arg)) {
-          problem->pointer = here + problem->pointer;
-          return problem;
-        }
-        return std::nullopt;
-      }
-      return ValueProblem{here, "unknown special key \"" + key +
-                                    "\" (known: $any, $absent, $type, $not, $any_of, $ref, "
-                                    "$contains, $repeat)"};
+      return check_operator(key, pattern.begin().value(), "/" + escape_pointer_token(key));
     }
     for (const auto& [key, sub] : pattern.items()) {
-      if (auto problem = check_pattern(sub)) {
-        problem->pointer = "/" + escape_pointer_token(key) + problem->pointer;
+      if (auto problem = within_pattern("/" + escape_pointer_token(key), check_pattern(sub)))
         return problem;
-      }
     }
   } else if (pattern.is_array()) {
     for (std::size_t i = 0; i < pattern.size(); ++i) {
-      if (auto problem = check_pattern(pattern[i])) {
-        problem->pointer = "/" + std::to_string(i) + problem->pointer;
+      if (auto problem = within_pattern("/" + std::to_string(i), check_pattern(pattern[i])))
         return problem;
-      }
     }
   }
   return std::nullopt;

@@ -169,111 +169,98 @@ Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
   return parse_scenario(*text, file, id, defaults, refs, validate_script);
 }
 
-Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
-                        const std::string& id, const Defaults& defaults, const SpecReferences& refs,
-                        const ScriptValidator& validate_script) {
-  const Checker c(file.string());
-  const auto root = parse_json_text(text, file.string());
-  c.object(root, "");
-  c.only_keys(root, kTopLevelKeys, "");
+namespace {
 
-  Scenario s;
-  s.id = id;
-  s.file = file;
-  s.title = c.nonempty_string(c.member(root, "title", ""), "/title");
-  s.description = c.nonempty_string(c.member(root, "description", ""), "/description");
-  s.catches = c.nonempty_string(c.member(root, "catches", ""), "/catches");
+void check_known_transport(const Checker& c, const std::string& p, const std::string& t) {
+  const auto& known = known_transports();
+  if (std::find(known.begin(), known.end(), t) == known.end()) {
+    c.fail(p, "unknown transport \"" + t + "\" (known: " + join(known, ", ") + ")");
+  }
+}
 
+// "transports", and "not_on": why the case leaves a transport out (the catalogue's own cases
+// give one for each).
+void parse_transports(const Checker& c, const Json& root, Scenario& s) {
   const auto& transports = c.array(c.member(root, "transports", ""), "/transports");
   if (transports.empty()) c.fail("/transports", "must name at least one transport");
   for (std::size_t i = 0; i < transports.size(); ++i) {
     const auto p = "/transports/" + std::to_string(i);
     auto t = c.string(transports[i], p);
-    const auto& known = known_transports();
-    if (std::find(known.begin(), known.end(), t) == known.end()) {
-      c.fail(p, "unknown transport \"" + t + "\" (known: " + join(known, ", ") + ")");
-    }
+    check_known_transport(c, p, t);
     if (std::find(s.transports.begin(), s.transports.end(), t) != s.transports.end()) {
       c.fail(p, "transport \"" + t + "\" is listed twice");
     }
     s.transports.push_back(std::move(t));
   }
-  // Why the case leaves a transport out (the catalogue's own cases give one for each).
   const Json no_reasons = Json::object();
   const auto& not_on = root.contains("not_on") ? c.object(root["not_on"], "/not_on") : no_reasons;
   for (const auto& [t, why] : not_on.items()) {
     const auto p = "/not_on/" + t;
-    const auto& known = known_transports();
-    if (std::find(known.begin(), known.end(), t) == known.end()) {
-      c.fail(p, "unknown transport \"" + t + "\" (known: " + join(known, ", ") + ")");
-    }
+    check_known_transport(c, p, t);
     if (s.runs_on(t)) c.fail(p, "the case runs on " + t + ": no reason to give");
     s.not_on[t] = c.nonempty_string(why, p);
   }
+}
 
-  if (root.contains("revisions")) {
-    const auto& r = c.object(root["revisions"], "/revisions");
-    c.only_keys(r, {"from", "until"}, "/revisions");
-    auto revision = [&](const char* key, std::string& out) {
-      if (!r.contains(key)) return;
-      const auto p = std::string("/revisions/") + key;
-      out = c.string(r[key], p);
-      if (!revision_index(out)) {
-        c.fail(p,
-               "unknown revision \"" + out + "\" (known: " + join(known_revisions(), ", ") + ")");
-      }
-    };
-    revision("from", s.revision_from);
-    revision("until", s.revision_until);
-    if (*revision_index(s.revision_from) > *revision_index(s.revision_until)) {
-      c.fail("/revisions",
-             "\"from\" " + s.revision_from + " is after \"until\" " + s.revision_until);
+void parse_revisions(const Checker& c, const Json& root, Scenario& s) {
+  if (!root.contains("revisions")) return;
+  const auto& r = c.object(root["revisions"], "/revisions");
+  c.only_keys(r, {"from", "until"}, "/revisions");
+  auto revision = [&](const char* key, std::string& out) {
+    if (!r.contains(key)) return;
+    const auto p = std::string("/revisions/") + key;
+    out = c.string(r[key], p);
+    if (!revision_index(out)) {
+      c.fail(p, "unknown revision \"" + out + "\" (known: " + join(known_revisions(), ", ") + ")");
     }
+  };
+  revision("from", s.revision_from);
+  revision("until", s.revision_until);
+  if (*revision_index(s.revision_from) > *revision_index(s.revision_until)) {
+    c.fail("/revisions", "\"from\" " + s.revision_from + " is after \"until\" " + s.revision_until);
   }
+}
 
-  s.driver_steps = c.member(root, "driver_steps", "");
-  check_driver_steps(c, s.driver_steps, defaults.timeouts);
-
-  if (root.contains("http")) {
-    check_http_options(c, root["http"]);
-    s.http = root["http"];
+// One entry of "driver_checks" at pointer `p`; `all` holds the ids taken so far.
+DriverCheck parse_driver_check(const Checker& c, const Json& entry, const std::string& p,
+                               const Scenario& s, const SpecReferences& refs,
+                               std::vector<CheckDef>& all) {
+  const auto& dc = c.object(entry, p);
+  c.only_keys(dc, {"id", "level", "spec", "step", "expect", "given"}, p);
+  DriverCheck check;
+  Json fields{{"id", c.member(dc, "id", p)},
+              {"level", c.member(dc, "level", p)},
+              {"spec", c.member(dc, "spec", p)}};
+  if (dc.contains("given")) fields["given"] = dc["given"];
+  check.check = parse_check(c, fields, p, &refs);
+  check.step = c.count(c.member(dc, "step", p), p + "/step", 0);
+  if (check.step >= s.driver_steps.size()) {
+    c.fail(p + "/step", "driver step " + std::to_string(check.step) +
+                            " does not exist (there are " + std::to_string(s.driver_steps.size()) +
+                            ")");
   }
-
-  s.script = c.member(root, "script", "");
-  auto summary = validate_script(
-      s.script, ScriptContext{file.string(), &defaults.timeouts, &refs, &s.transports});
-  s.script_checks = std::move(summary.checks);
-  s.fixed_waits = std::move(summary.fixed_waits);
-
-  if (root.contains("driver_checks")) {
-    const auto& checks = c.array(root["driver_checks"], "/driver_checks");
-    std::vector<CheckDef> all = s.script_checks;
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-      const auto p = "/driver_checks/" + std::to_string(i);
-      const auto& dc = c.object(checks[i], p);
-      c.only_keys(dc, {"id", "level", "spec", "step", "expect", "given"}, p);
-      DriverCheck check;
-      Json fields{{"id", c.member(dc, "id", p)},
-                  {"level", c.member(dc, "level", p)},
-                  {"spec", c.member(dc, "spec", p)}};
-      if (dc.contains("given")) fields["given"] = dc["given"];
-      check.check = parse_check(c, fields, p, &refs);
-      check.step = c.count(c.member(dc, "step", p), p + "/step", 0);
-      if (check.step >= s.driver_steps.size()) {
-        c.fail(p + "/step", "driver step " + std::to_string(check.step) +
-                                " does not exist (there are " +
-                                std::to_string(s.driver_steps.size()) + ")");
-      }
-      check.expect = c.member(dc, "expect", p);
-      if (auto problem = check_pattern(check.expect)) {
-        c.fail(p + "/expect" + problem->pointer, problem->reason);
-      }
-      check_given_labels(c, check.check.given, s.script, p + "/given");
-      add_check(c, all, check.check, p + "/id");
-      s.driver_checks.push_back(std::move(check));
-    }
+  check.expect = c.member(dc, "expect", p);
+  if (auto problem = check_pattern(check.expect)) {
+    c.fail(p + "/expect" + problem->pointer, problem->reason);
   }
+  check_given_labels(c, check.check.given, s.script, p + "/given");
+  add_check(c, all, check.check, p + "/id");
+  return check;
+}
 
+void parse_driver_checks(const Checker& c, const Json& root, const SpecReferences& refs,
+                         Scenario& s) {
+  if (!root.contains("driver_checks")) return;
+  const auto& checks = c.array(root["driver_checks"], "/driver_checks");
+  std::vector<CheckDef> all = s.script_checks;
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    s.driver_checks.push_back(
+        parse_driver_check(c, checks[i], "/driver_checks/" + std::to_string(i), s, refs, all));
+  }
+}
+
+// "exclusive" and "deadline_kill".
+void parse_run_options(const Checker& c, const Json& root, Scenario& s) {
   if (root.contains("exclusive")) {
     if (!root["exclusive"].is_boolean()) c.fail("/exclusive", "must be true or false");
     s.exclusive = root["exclusive"].get<bool>();
@@ -288,6 +275,41 @@ Scenario parse_scenario(const std::string& text, const std::filesystem::path& fi
       c.fail("/deadline_kill", "must be \"FAIL\" or \"INFO\"");
     }
   }
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
+                        const std::string& id, const Defaults& defaults, const SpecReferences& refs,
+                        const ScriptValidator& validate_script) {
+  const Checker c(file.string());
+  const auto root = parse_json_text(text, file.string());
+  c.object(root, "");
+  c.only_keys(root, kTopLevelKeys, "");
+
+  Scenario s;
+  s.id = id;
+  s.file = file;
+  s.title = c.nonempty_string(c.member(root, "title", ""), "/title");
+  s.description = c.nonempty_string(c.member(root, "description", ""), "/description");
+  s.catches = c.nonempty_string(c.member(root, "catches", ""), "/catches");
+  parse_transports(c, root, s);
+  parse_revisions(c, root, s);
+
+  s.driver_steps = c.member(root, "driver_steps", "");
+  check_driver_steps(c, s.driver_steps, defaults.timeouts);
+  if (root.contains("http")) {
+    check_http_options(c, root["http"]);
+    s.http = root["http"];
+  }
+
+  s.script = c.member(root, "script", "");
+  auto summary = validate_script(
+      s.script, ScriptContext{file.string(), &defaults.timeouts, &refs, &s.transports});
+  s.script_checks = std::move(summary.checks);
+  s.fixed_waits = std::move(summary.fixed_waits);
+  parse_driver_checks(c, root, refs, s);
+  parse_run_options(c, root, s);
   return s;
 }
 

@@ -164,6 +164,71 @@ std::string render_text_line(const Json& record) {
   return std::string(stamp) + "  " + padded + "  " + text;
 }
 
+namespace {
+
+// What an `event` record says of the run: a fault that fired under a label (a premise of its
+// checks), the negotiated revision, the first contact, a start-up that ran over.
+void read_event(const Json& record, TranscriptRecords& result) {
+  result.last_event = text_of(record, "what");
+  if (record.contains("fired") && record["fired"].is_string())
+    result.sent_labels.insert(record["fired"].get<std::string>());
+  if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
+    result.negotiated = record["negotiated"].get<std::string>();
+  if (record.contains("first_contact") && record["first_contact"].is_number())
+    result.first_contact_ms = record["first_contact"].get<double>();
+  if (record.contains("startup_exceeded") && record["startup_exceeded"].is_number())
+    result.startup_exceeded_ms = record["startup_exceeded"].get<double>();
+}
+
+// Takes in one record of `kind`; sets result.problem when it cannot (`where` names its line).
+void read_record(RecordKind kind, const Json& record, const std::string& where,
+                 TranscriptRecords& result) {
+  switch (kind) {
+    case RecordKind::Start:
+      if (record.value("version", 0) != kTranscriptVersion) {
+        result.problem = where + "transcript version " +
+                         safe_dump(record.value("version", Json())) +
+                         ", this runner reads version " + std::to_string(kTranscriptVersion);
+      }
+      break;
+    case RecordKind::Check:
+      try {
+        result.checks.push_back(check_record_from_json(record));
+      } catch (const std::exception& e) {
+        result.problem = where + "check record: " + e.what();
+      }
+      break;
+    case RecordKind::Event:
+      read_event(record, result);
+      break;
+    case RecordKind::Fatal:
+      result.fatal = text_of(record, "what");
+      break;
+    case RecordKind::Unsupported:
+      result.unsupported = text_of(record, "reason");
+      break;
+    case RecordKind::End:
+      result.ended = true;
+      result.end_reason = text_of(record, "reason");
+      break;
+    case RecordKind::Frame:
+      if (record.value("dir", "") == "s2c" && record.contains("label") &&
+          record["label"].is_string())
+        result.sent_labels.insert(record["label"].get<std::string>());
+      [[fallthrough]];
+    case RecordKind::Raw:
+      if (record.value("dir", "") == "c2s") result.client_spoke = true;
+      break;
+    case RecordKind::Http:
+      result.client_spoke = true;
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
 TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
   TranscriptRecords result;
   std::ifstream in(jsonl);
@@ -193,57 +258,7 @@ TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
       result.problem = where + "no time stamp";
       break;
     }
-    switch (*kind) {
-      case RecordKind::Start:
-        if (record.value("version", 0) != kTranscriptVersion) {
-          result.problem = where + "transcript version " +
-                           safe_dump(record.value("version", Json())) +
-                           ", this runner reads version " + std::to_string(kTranscriptVersion);
-        }
-        break;
-      case RecordKind::Check:
-        try {
-          result.checks.push_back(check_record_from_json(record));
-        } catch (const std::exception& e) {
-          result.problem = where + "check record: " + e.what();
-        }
-        break;
-      case RecordKind::Event:
-        result.last_event = text_of(record, "what");
-        // A fault the script armed that fired under a label: a premise of its checks.
-        if (record.contains("fired") && record["fired"].is_string())
-          result.sent_labels.insert(record["fired"].get<std::string>());
-        if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
-          result.negotiated = record["negotiated"].get<std::string>();
-        if (record.contains("first_contact") && record["first_contact"].is_number())
-          result.first_contact_ms = record["first_contact"].get<double>();
-        if (record.contains("startup_exceeded") && record["startup_exceeded"].is_number())
-          result.startup_exceeded_ms = record["startup_exceeded"].get<double>();
-        break;
-      case RecordKind::Fatal:
-        result.fatal = text_of(record, "what");
-        break;
-      case RecordKind::Unsupported:
-        result.unsupported = text_of(record, "reason");
-        break;
-      case RecordKind::End:
-        result.ended = true;
-        result.end_reason = text_of(record, "reason");
-        break;
-      case RecordKind::Frame:
-        if (record.value("dir", "") == "s2c" && record.contains("label") &&
-            record["label"].is_string())
-          result.sent_labels.insert(record["label"].get<std::string>());
-        [[fallthrough]];
-      case RecordKind::Raw:
-        if (record.value("dir", "") == "c2s") result.client_spoke = true;
-        break;
-      case RecordKind::Http:
-        result.client_spoke = true;
-        break;
-      default:
-        break;
-    }
+    read_record(*kind, record, where, result);
     if (result.problem) break;
     result.records.push_back(std::move(record));
   }

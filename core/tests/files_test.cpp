@@ -55,8 +55,8 @@ TEST_F(Files, HeadStopsAtItsCapAcrossReadChunks) {
   EXPECT_EQ(try_read_file_head(dir_ / "f", 0), "");
 }
 
-// The HTML report reads each case's transcript with a 2 MiB cap; the head used to be a string
-// of the cap's size, zero-filled, for every case: 12 % of a one-case run's CPU.
+// The HTML report reads each case's transcript with a 2 MiB cap. The defect: the head was a
+// string of the cap's size, zero-filled, for every case: 12 % of a one-case run's CPU.
 TEST_F(Files, RegressionAShortFileUnderAHugeCapDoesNotAllocateTheCap) {
   write_file(dir_ / "f", "short");
   const auto head = try_read_file_head(dir_ / "f", std::size_t{1} << 30);

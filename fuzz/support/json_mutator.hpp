@@ -30,25 +30,51 @@ inline void collect_nodes(nlohmann::json& node, std::vector<nlohmann::json*>& ou
   }
 }
 
-}  // namespace detail
-
-// `words` are the format's own names (keys, step kinds, timeout names, references), put in
-// as keys and string values.
-inline std::size_t mutate_json(std::uint8_t* data, std::size_t size, std::size_t max_size,
-                               unsigned int seed, const std::vector<std::string_view>& words) {
+// The choices of one mutation, drawn from one seeded generator.
+class Mutator {
+ public:
   using Json = nlohmann::json;
-  std::minstd_rand rng(seed);
-  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  Json root =
-      Json::parse(std::string_view(reinterpret_cast<const char*>(data), size), nullptr, false);
-  if (root.is_discarded() || pick(5) == 0) return LLVMFuzzerMutate(data, size, max_size);
 
-  std::vector<Json*> nodes;
-  detail::collect_nodes(root, nodes, 0);
-  Json& node = *nodes[pick(nodes.size())];
-  const Json donor = *nodes[pick(nodes.size())];  // a copy: `node` may contain it
-  const auto word = [&] { return std::string(words.empty() ? "" : words[pick(words.size())]); };
-  const auto scalar = [&]() -> Json {
+  Mutator(unsigned int seed, const std::vector<std::string_view>& words)
+      : rng_(seed), words_(words) {}
+
+  std::size_t pick(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
+
+  // Changes `node` one way; `donor` is a copy of a node of the same document.
+  void mutate(Json& node, const Json& donor) {
+    switch (pick(7)) {
+      case 0:
+        node = scalar();
+        break;
+      case 1:
+        drop(node);
+        break;
+      case 2:  // add a member or an element
+        if (node.is_object()) {
+          node[word()] = pick(2) ? donor : scalar();
+        } else if (node.is_array()) {
+          node.push_back(pick(2) ? donor : scalar());
+        }
+        break;
+      case 3:
+        nudge(node);
+        break;
+      case 4:
+        node = donor;
+        break;
+      case 5:  // wrap it
+        node = pick(2) ? Json::array({node}) : Json{{word(), node}};
+        break;
+      default:
+        node = word();
+        break;
+    }
+  }
+
+ private:
+  std::string word() { return std::string(words_.empty() ? "" : words_[pick(words_.size())]); }
+
+  Json scalar() {
     switch (pick(10)) {
       case 0:
         return nullptr;
@@ -71,59 +97,64 @@ inline std::size_t mutate_json(std::uint8_t* data, std::size_t size, std::size_t
       default:
         return word();
     }
-  };
-
-  switch (pick(7)) {
-    case 0:
-      node = scalar();
-      break;
-    case 1:  // drop a member or an element
-      if (node.is_object() && !node.empty()) {
-        auto it = node.begin();
-        std::advance(it, static_cast<std::ptrdiff_t>(pick(node.size())));
-        node.erase(it);
-      } else if (node.is_array() && !node.empty()) {
-        node.erase(pick(node.size()));
-      }
-      break;
-    case 2:  // add a member or an element
-      if (node.is_object()) {
-        node[word()] = pick(2) ? donor : scalar();
-      } else if (node.is_array()) {
-        node.push_back(pick(2) ? donor : scalar());
-      }
-      break;
-    case 3:  // mutate a string's bytes, or nudge a number
-      if (node.is_string()) {
-        auto text = node.get<std::string>();
-        const auto length = text.size();
-        text.resize(length * 2 + 16);
-        text.resize(
-            LLVMFuzzerMutate(reinterpret_cast<std::uint8_t*>(text.data()), length, text.size()));
-        node = text;
-      } else if (node.is_number_integer()) {
-        // In unsigned arithmetic, so that the ends of the range wrap instead of overflowing.
-        const std::uint64_t step = pick(2) ? 1 : ~std::uint64_t{0};
-        if (node.is_number_unsigned()) {
-          node = node.get<std::uint64_t>() + step;
-        } else {
-          node = static_cast<std::int64_t>(static_cast<std::uint64_t>(node.get<std::int64_t>()) +
-                                           step);
-        }
-      }
-      break;
-    case 4:
-      node = donor;
-      break;
-    case 5:  // wrap it
-      node = pick(2) ? Json::array({node}) : Json{{word(), node}};
-      break;
-    default:
-      node = word();
-      break;
   }
+
+  // Drops a member or an element.
+  void drop(Json& node) {
+    if (node.is_object() && !node.empty()) {
+      auto it = node.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(pick(node.size())));
+      node.erase(it);
+    } else if (node.is_array() && !node.empty()) {
+      node.erase(pick(node.size()));
+    }
+  }
+
+  // Mutates a string's bytes, or nudges a number.
+  void nudge(Json& node) {
+    if (node.is_string()) {
+      auto text = node.get<std::string>();
+      const auto length = text.size();
+      text.resize(length * 2 + 16);
+      text.resize(
+          LLVMFuzzerMutate(reinterpret_cast<std::uint8_t*>(text.data()), length, text.size()));
+      node = text;
+    } else if (node.is_number_integer()) {
+      // In unsigned arithmetic, so that the ends of the range wrap instead of overflowing.
+      const std::uint64_t step = pick(2) ? 1 : ~std::uint64_t{0};
+      if (node.is_number_unsigned()) {
+        node = node.get<std::uint64_t>() + step;
+      } else {
+        node =
+            static_cast<std::int64_t>(static_cast<std::uint64_t>(node.get<std::int64_t>()) + step);
+      }
+    }
+  }
+
+  std::minstd_rand rng_;
+  const std::vector<std::string_view>& words_;
+};
+
+}  // namespace detail
+
+// `words` are the format's own names (keys, step kinds, timeout names, references), put in
+// as keys and string values.
+inline std::size_t mutate_json(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                               unsigned int seed, const std::vector<std::string_view>& words) {
+  using Json = nlohmann::json;
+  detail::Mutator mutator(seed, words);
+  Json root =
+      Json::parse(std::string_view(reinterpret_cast<const char*>(data), size), nullptr, false);
+  if (root.is_discarded() || mutator.pick(5) == 0) return LLVMFuzzerMutate(data, size, max_size);
+
+  std::vector<Json*> nodes;
+  detail::collect_nodes(root, nodes, 0);
+  Json& node = *nodes[mutator.pick(nodes.size())];
+  const Json donor = *nodes[mutator.pick(nodes.size())];  // a copy: `node` may contain it
+  mutator.mutate(node, donor);
   const auto text = root.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (text.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  // NOLINTNEXTLINE(bugprone-not-null-terminated-result): bytes for libFuzzer, not a C string
   std::memcpy(data, text.data(), text.size());
   return text.size();
 }

@@ -143,22 +143,114 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   return false;
 }
 
-Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
+bool ClientInbox::claim_waiting(const Claim& claim) {
+  for (auto it = inbox.begin(); it != inbox.end();) {
+    if (is_request(it->json) && default_service(method_of(it->json))) {
+      if (claim && claim(*it)) {
+        inbox.erase(it);
+        return true;
+      }
+      if (serve_in_passing(*it)) {
+        it = inbox.erase(it);
+        continue;
+      }
+    }
+    ++it;
+  }
+  return false;
+}
+
+void ClientInbox::on_overflow(const Incoming& in) {
+  run_.transcript.raw(Direction::ClientToServer, in.text, in.bytes,
+                      {{"note", "line longer than the cap; head kept, rest discarded"}});
+  if (flood_recorded_) return;
+  flood_recorded_ = true;
+  run_.record_implicit(
+      builtin_check("transport:line-too-long"),
+      "every client message on one line of at most " + std::to_string(run_.line_cap) + " bytes",
+      "a line passed " + std::to_string(run_.line_cap) +
+          " bytes without a newline; head: " + shorten(in.text, 120));
+}
+
+std::optional<Pump> ClientInbox::on_event(const Incoming& in, const Claim& claim) {
+  if (in.text == "get-stream-opened") get_stream_open = true;
+  if (in.text == "get-stream-closed") get_stream_open = false;
+  if (in.text == "partial-message")
+    held_input_bytes = in.meta.is_object() ? in.meta.value("bytes", std::size_t{0}) : 0;
+  if (in.text == "post-refused" && in.meta.is_object())
+    refused_responses.push_back(
+        ClientMessage{in.meta.value("message", Json()), in.at, client_requests, in.meta, in.text});
+  if (in.text == "stream-resumed" && in.meta.is_object()) {
+    resumed.insert_or_assign(in.meta.value("stream", ""),
+                             ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
+    if (in.meta.value("stream", "") == "get") get_stream_open = true;
+  }
+  // A GET that replaced the disconnected listening stream with a fresh one.
+  if (in.text == "get-stream-opened" && in.meta.is_object() && in.meta.contains("reconnects"))
+    resumed.insert_or_assign(in.meta.value("reconnects", ""),
+                             ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
+  if (in.meta.is_object() && in.meta.contains("connected"))
+    client_gone = !in.meta["connected"].get<bool>();
+  // No session or stream left (HTTP): nothing more can come, as at end of input.
+  if (client_gone) {
+    eof_ = true;
+    run_.transcript.event("the client ended its session: nothing more can come");
+    return Pump::Eof;
+  }
+  if (claim && claim(ClientMessage{Json(), in.at, client_requests, in.meta, in.text}))
+    return Pump::Stopped;
+  return std::nullopt;
+}
+
+std::optional<Pump> ClientInbox::on_timeout(Clock::time_point deadline) {
+  if (!run_.first_contact) {
+    if (Clock::now() < run_.startup_deadline) return std::nullopt;
+    run_.exceed_startup();
+    return Pump::CaseDeadline;
+  }
+  if (Clock::now() >= run_.case_deadline) return Pump::CaseDeadline;
+  if (Clock::now() >= deadline) return Pump::Deadline;
+  return std::nullopt;
+}
+
+std::optional<Pump> ClientInbox::take(const Incoming& in, const Claim& claim,
+                                      Clock::time_point deadline) {
   auto& transcript = run_.transcript;
+  switch (in.kind) {
+    case Incoming::Kind::Line:
+      if (on_line(in, claim)) return Pump::Stopped;
+      break;
+    case Incoming::Kind::Overflow:
+      on_overflow(in);
+      break;
+    case Incoming::Kind::OverflowEnd:
+      transcript.event(
+          "the over-long client line ended after " + std::to_string(in.bytes) + " bytes",
+          {{"bytes", in.bytes}});
+      break;
+    case Incoming::Kind::Unterminated:
+      transcript.raw(Direction::ClientToServer, in.text, {},
+                     {{"note", "input ended inside a line (no newline)"}});
+      break;
+    case Incoming::Kind::Eof:
+      eof_ = true;
+      transcript.event("end of input: the client closed the connection");
+      return Pump::Eof;
+    case Incoming::Kind::Interrupted:
+      return Pump::Interrupted;
+    case Incoming::Kind::Event:
+      // The host has recorded it; the script sees it only when a step waits for it.
+      return on_event(in, claim);
+    case Incoming::Kind::Timeout:
+      return on_timeout(deadline);
+  }
+  return std::nullopt;
+}
+
+Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
   // Default-service requests waiting in the inbox (held by the handshake or a discover step,
   // or kept for a step that has run since): the claim sees each first.
-  for (auto it = inbox.begin(); it != inbox.end();) {
-    if (!is_request(it->json) || !default_service(method_of(it->json))) {
-      ++it;
-    } else if (claim && claim(*it)) {
-      inbox.erase(it);
-      return Pump::Stopped;
-    } else if (serve_in_passing(*it)) {
-      it = inbox.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  if (claim_waiting(claim)) return Pump::Stopped;
   // A wait that starts before the client's first contact opens its window at that contact:
   // the time the client took to start is not the step's (docs/verdicts.md, "Timeouts").
   const auto entered = Clock::now();
@@ -174,77 +266,7 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
       if (startup > Clock::duration::zero() && deadline < Clock::time_point::max() - startup)
         deadline += startup;
     }
-    switch (in.kind) {
-      case Incoming::Kind::Line:
-        if (on_line(in, claim)) return Pump::Stopped;
-        break;
-      case Incoming::Kind::Overflow:
-        transcript.raw(Direction::ClientToServer, in.text, in.bytes,
-                       {{"note", "line longer than the cap; head kept, rest discarded"}});
-        if (!flood_recorded_) {
-          flood_recorded_ = true;
-          run_.record_implicit(builtin_check("transport:line-too-long"),
-                               "every client message on one line of at most " +
-                                   std::to_string(run_.line_cap) + " bytes",
-                               "a line passed " + std::to_string(run_.line_cap) +
-                                   " bytes without a newline; head: " + shorten(in.text, 120));
-        }
-        break;
-      case Incoming::Kind::OverflowEnd:
-        transcript.event(
-            "the over-long client line ended after " + std::to_string(in.bytes) + " bytes",
-            {{"bytes", in.bytes}});
-        break;
-      case Incoming::Kind::Unterminated:
-        transcript.raw(Direction::ClientToServer, in.text, {},
-                       {{"note", "input ended inside a line (no newline)"}});
-        break;
-      case Incoming::Kind::Eof:
-        eof_ = true;
-        transcript.event("end of input: the client closed the connection");
-        return Pump::Eof;
-      case Incoming::Kind::Interrupted:
-        return Pump::Interrupted;
-      case Incoming::Kind::Event: {
-        // The host has recorded it; the script sees it only when a step waits for it.
-        if (in.text == "get-stream-opened") get_stream_open = true;
-        if (in.text == "get-stream-closed") get_stream_open = false;
-        if (in.text == "partial-message")
-          held_input_bytes = in.meta.is_object() ? in.meta.value("bytes", std::size_t{0}) : 0;
-        if (in.text == "post-refused" && in.meta.is_object())
-          refused_responses.push_back(ClientMessage{in.meta.value("message", Json()), in.at,
-                                                    client_requests, in.meta, in.text});
-        if (in.text == "stream-resumed" && in.meta.is_object()) {
-          resumed.insert_or_assign(in.meta.value("stream", ""),
-                                   ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
-          if (in.meta.value("stream", "") == "get") get_stream_open = true;
-        }
-        // A GET that replaced the disconnected listening stream with a fresh one.
-        if (in.text == "get-stream-opened" && in.meta.is_object() && in.meta.contains("reconnects"))
-          resumed.insert_or_assign(in.meta.value("reconnects", ""),
-                                   ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
-        if (in.meta.is_object() && in.meta.contains("connected"))
-          client_gone = !in.meta["connected"].get<bool>();
-        // No session or stream left (HTTP): nothing more can come, as at end of input.
-        if (client_gone) {
-          eof_ = true;
-          transcript.event("the client ended its session: nothing more can come");
-          return Pump::Eof;
-        }
-        if (claim && claim(ClientMessage{Json(), in.at, client_requests, in.meta, in.text}))
-          return Pump::Stopped;
-        break;
-      }
-      case Incoming::Kind::Timeout:
-        if (!run_.first_contact) {
-          if (Clock::now() < run_.startup_deadline) break;
-          run_.exceed_startup();
-          return Pump::CaseDeadline;
-        }
-        if (Clock::now() >= run_.case_deadline) return Pump::CaseDeadline;
-        if (Clock::now() >= deadline) return Pump::Deadline;
-        break;
-    }
+    if (auto ended = take(in, claim, deadline)) return *ended;
   }
 }
 

@@ -103,6 +103,14 @@ class ClientInbox {
   Incoming next(Clock::time_point deadline);
   // `in`, after noting the client's first contact (Run::contact) when it is one.
   Incoming contacted(Incoming in);
+  // The steps of pump(): the default-service requests already in the inbox, the claim seeing
+  // each first (true: one was claimed); then each input taken in turn, nullopt while the pump
+  // goes on.
+  bool claim_waiting(const Claim& claim);
+  std::optional<Pump> take(const Incoming& in, const Claim& claim, Clock::time_point deadline);
+  void on_overflow(const Incoming& in);
+  std::optional<Pump> on_event(const Incoming& in, const Claim& claim);
+  std::optional<Pump> on_timeout(Clock::time_point deadline);
   bool on_line(const Incoming& in, const Claim& claim);
   // A line holding a JSON array: its elements queued as messages (a batch the negotiated
   // version allows), or the line recorded as invalid.

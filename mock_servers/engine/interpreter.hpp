@@ -18,7 +18,7 @@ using Json = nlohmann::json;
 
 class Interpreter {
  public:
-  // `resolved` must have passed validate_resolved_script(); it is parsed here.
+  // `resolved` must have passed parse_resolved_script(); it is parsed here.
   Interpreter(const Json& resolved, Channel& channel, Transcript& transcript);
   // `script` is parse_resolved_script(resolved): a host that parsed it already passes it on.
   Interpreter(const Json& resolved, ParsedScript script, Channel& channel, Transcript& transcript);

@@ -49,7 +49,7 @@ struct OwedInitialized {
 
 class Run {
  public:
-  // `resolved` must have passed validate_resolved_script(); `script_size` is its step count.
+  // `resolved` must have passed parse_resolved_script(); `script_size` is its step count.
   Run(const Json& resolved, Channel& channel, Transcript& transcript);
 
   Channel& channel;

@@ -36,7 +36,4 @@ ScriptSummary validate_script(const Json& script, const ScriptContext& context);
 // script for its one transport) and parses its script. Throws FixtureError naming `file`.
 ParsedScript parse_resolved_script(const Json& resolved, const std::string& file);
 
-// parse_resolved_script() for its errors only.
-void validate_resolved_script(const Json& resolved, const std::string& file);
-
 }  // namespace mcpping

@@ -165,8 +165,4 @@ ParsedScript parse_resolved_script(const Json& resolved, const std::string& file
   return parse_script(resolved["script"], ScriptContext{file, &timeouts, nullptr, &transports});
 }
 
-void validate_resolved_script(const Json& resolved, const std::string& file) {
-  parse_resolved_script(resolved, file);
-}
-
 }  // namespace mcpping

@@ -34,7 +34,6 @@ class Transcript {
   Transcript(const Transcript&) = delete;
   Transcript& operator=(const Transcript&) = delete;
 
-  Clock::time_point start_time() const { return start_; }
   // Milliseconds since start, monotonic.
   double ms(Clock::time_point when) const;
   double now_ms() const { return ms(Clock::now()); }

@@ -109,6 +109,20 @@ class HttpChannel : public Channel {
   // Streamable HTTP, /mcp (http_streamable_routes.cpp).
   void handle_post(const httplib::Request& req, httplib::Response& res,
                    const httplib::ContentReader& reader);
+  // The steps of handle_post: the body as one JSON-RPC message or a batch (nullopt: refused
+  // and answered here); the rules a POST must meet before its message goes on (false:
+  // refused; `session` is set); the exchange of a POST holding requests; its answer, once
+  // the script has decided how it goes.
+  std::optional<Json> post_message(const httplib::Request& req, httplib::Response& res,
+                                   const std::string& body);
+  bool admit_post(const httplib::Request& req, httplib::Response& res, const Json& message,
+                  const std::string& body, bool initialize, bool modern, std::string& session);
+  bool admit_modern_post(const httplib::Request& req, httplib::Response& res, const Json& message,
+                         const std::string& body);
+  std::shared_ptr<Exchange> open_exchange(const std::vector<Json>& requests, bool initialize,
+                                          bool batch, std::string& session);
+  void answer_exchange(const httplib::Request& req, httplib::Response& res,
+                       const std::shared_ptr<Exchange>& ex, bool modern);
   void handle_get(const httplib::Request& req, httplib::Response& res);
   void handle_delete(const httplib::Request& req, httplib::Response& res);
   // Legacy HTTP+SSE, /sse and /message (http_legacy_routes.cpp).
@@ -187,6 +201,9 @@ class HttpChannel : public Channel {
   // Where a frame goes (under mutex_). `message` is null for raw bytes (http_send.cpp).
   Target route_locked(const Json& message, const std::string& route);
   void decide_sse_locked(Exchange& ex);
+  // A frame routed to a POST's exchange: true when it goes on the POST's stream (t.stream),
+  // false when it became the POST's JSON body (under mutex_).
+  bool to_exchange_locked(Target& t, const Json& message, const std::string& text);
 
   Transcript& transcript_;
   const HttpOptions options_;

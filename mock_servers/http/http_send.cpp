@@ -78,84 +78,76 @@ HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::st
   return t;
 }
 
-SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
-  SendResult result;
-  const SseFraming& framing = options.sse;
-  struct Planned {
-    std::shared_ptr<SseStream> stream;  // null: JSON body or not sent
-    std::string name;
-    std::uint64_t seq = 0;
-    std::size_t writes = 1;
-  };
-  std::vector<Planned> plan;
-  std::string error;
-  {
-    const std::lock_guard lock(mutex_);
-    // Consecutive frames to one stream share the write mode's chunking (coalesced: one chunk).
-    std::shared_ptr<SseStream> run_stream;
-    std::vector<std::string> run_events;
-    std::vector<std::size_t> run_index;
-    bool run_finish = false;
-    auto flush = [&] {
-      if (!run_stream) return;
-      const auto chunking = chunk_events(run_events, options.mode, options.chunk);
-      const auto seqs = run_stream->push(chunking.chunks, run_finish);
-      for (std::size_t j = 0; j < run_index.size(); ++j) {
-        plan[run_index[j]].seq = seqs[chunking.last_chunk[j]];
-        plan[run_index[j]].writes = chunking.chunk_count[j];
-      }
-      run_stream.reset();
-      run_events.clear();
-      run_index.clear();
-      run_finish = false;
-    };
-    for (const auto& text : frames) {
-      const auto message = Json::parse(text, nullptr, false);
-      auto t = route_locked(message, options.route);
-      if (!t.error.empty()) {
-        error = t.error;
-        break;
-      }
-      Planned p;
-      p.name = t.name;
-      if (t.exchange) {
-        auto& ex = *t.exchange;
-        if (!t.answers.empty()) ex.open.erase(t.answers);
-        if (t.finishes) {
-          ex.answered = true;
-          if (ex.initialize) sessions_.note_initialize_result(ex.session, message);
-        }
-        if (ex.mode == Exchange::Mode::Undecided) {
-          if (t.finishes) {  // the response comes first: a plain JSON body
-            ex.mode = Exchange::Mode::Json;
-            ex.json_body = text;
-            decided_.notify_all();
-            flush();
-            plan.push_back(p);
-            continue;
-          }
-          decide_sse_locked(ex);
-        }
-        t.stream = ex.stream;
-      }
-      if (!t.stream) {  // a response nothing waits for
-        flush();
-        p.writes = 0;
-        plan.push_back(p);
-        continue;
-      }
-      if (run_stream != t.stream) flush();
-      run_stream = t.stream;
-      run_events.push_back(sse_event(text, framing));
-      run_index.push_back(plan.size());
-      run_finish = run_finish || t.finishes;
-      p.stream = t.stream;
-      plan.push_back(p);
-    }
+namespace {
+
+// A frame of a send() and where it went.
+struct PlannedFrame {
+  std::shared_ptr<SseStream> stream;  // null: JSON body or not sent
+  std::string name;
+  std::uint64_t seq = 0;
+  std::size_t writes = 1;
+};
+
+// The frames of one send() in order. Consecutive frames to one stream share the write mode's
+// chunking (coalesced: one chunk), so they are pushed to it together.
+class FramePlan {
+ public:
+  explicit FramePlan(const SendOptions& options) : options_(options) {}
+
+  // A frame written on no stream: a POST's JSON body (`writes` 1), or not sent (0).
+  void add_without_stream(std::string name, std::size_t writes) {
     flush();
+    PlannedFrame p;
+    p.name = std::move(name);
+    p.writes = writes;
+    plan_.push_back(std::move(p));
   }
-  const auto limit =
-      std::min(Clock::now() + std::chrono::seconds(5), options_.deadline + std::chrono::seconds(2));
+
+  void add_event(const std::shared_ptr<SseStream>& stream, std::string name,
+                 const std::string& text, bool finishes) {
+    if (run_stream_ != stream) flush();
+    run_stream_ = stream;
+    run_events_.push_back(sse_event(text, options_.sse));
+    run_index_.push_back(plan_.size());
+    run_finish_ = run_finish_ || finishes;
+    PlannedFrame p;
+    p.name = std::move(name);
+    p.stream = stream;
+    plan_.push_back(std::move(p));
+  }
+
+  std::vector<PlannedFrame> take() {
+    flush();
+    return std::move(plan_);
+  }
+
+ private:
+  void flush() {
+    if (!run_stream_) return;
+    const auto chunking = chunk_events(run_events_, options_.mode, options_.chunk);
+    const auto seqs = run_stream_->push(chunking.chunks, run_finish_);
+    for (std::size_t j = 0; j < run_index_.size(); ++j) {
+      plan_[run_index_[j]].seq = seqs[chunking.last_chunk[j]];
+      plan_[run_index_[j]].writes = chunking.chunk_count[j];
+    }
+    run_stream_.reset();
+    run_events_.clear();
+    run_index_.clear();
+    run_finish_ = false;
+  }
+
+  const SendOptions& options_;
+  std::vector<PlannedFrame> plan_;
+  std::shared_ptr<SseStream> run_stream_;
+  std::vector<std::string> run_events_;
+  std::vector<std::size_t> run_index_;
+  bool run_finish_ = false;
+};
+
+// Waits (up to `limit`) for each planned frame to be written, and reports when it was.
+SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point limit,
+                        Transcript& transcript) {
+  SendResult result;
   for (const auto& p : plan) {
     Clock::time_point at = Clock::now();
     if (p.stream) {
@@ -167,13 +159,64 @@ SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendO
       }
       at = *written;
     } else if (p.name == "none") {
-      transcript_.event("no POST waits for this response: not sent");
+      transcript.event("no POST waits for this response: not sent");
     }
     result.writes.push_back(p.writes);
     result.done.push_back(at);
     result.streams.push_back(p.name);
   }
-  if (!error.empty()) {
+  return result;
+}
+
+}  // namespace
+
+bool HttpChannel::to_exchange_locked(Target& t, const Json& message, const std::string& text) {
+  auto& ex = *t.exchange;
+  if (!t.answers.empty()) ex.open.erase(t.answers);
+  if (t.finishes) {
+    ex.answered = true;
+    if (ex.initialize) sessions_.note_initialize_result(ex.session, message);
+  }
+  if (ex.mode == Exchange::Mode::Undecided) {
+    if (t.finishes) {  // the response comes first: a plain JSON body
+      ex.mode = Exchange::Mode::Json;
+      ex.json_body = text;
+      decided_.notify_all();
+      return false;
+    }
+    decide_sse_locked(ex);
+  }
+  t.stream = ex.stream;
+  return true;
+}
+
+SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
+  std::vector<PlannedFrame> plan;
+  std::string error;
+  {
+    const std::lock_guard lock(mutex_);
+    FramePlan planner(options);
+    for (const auto& text : frames) {
+      const auto message = Json::parse(text, nullptr, false);
+      auto t = route_locked(message, options.route);
+      if (!t.error.empty()) {
+        error = t.error;
+        break;
+      }
+      if (t.exchange && !to_exchange_locked(t, message, text)) {
+        planner.add_without_stream(t.name, 1);
+      } else if (!t.stream) {  // a response nothing waits for
+        planner.add_without_stream(t.name, 0);
+      } else {
+        planner.add_event(t.stream, t.name, text, t.finishes);
+      }
+    }
+    plan = planner.take();
+  }
+  const auto limit =
+      std::min(Clock::now() + std::chrono::seconds(5), options_.deadline + std::chrono::seconds(2));
+  auto result = await_writes(plan, limit, transcript_);
+  if (result.ok && !error.empty()) {
     result.ok = false;
     result.error = error;
   }

@@ -49,58 +49,70 @@ std::optional<Rejection> HttpChannel::check_batch(const Json& batch, const std::
   return std::nullopt;
 }
 
-void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& res,
-                              const httplib::ContentReader& reader) {
-  const auto body = read_body(req, reader);
-  if (refuse_unread_body(req, res, body, {})) return;
+std::optional<Json> HttpChannel::post_message(const httplib::Request& req, httplib::Response& res,
+                                              const std::string& body) {
   // Whatever its Content-Type says (none, text/plain): the body is read as JSON, as RFC 9110
-  // lets a recipient "examine the data to determine its type"; the label is judged below.
-  const auto message = Json::parse(body.bytes, nullptr, false);
-  if (message.is_discarded())
-    return reject(
-        req, res,
-        Rejection{HttpRuleId::NotJson, "the body is not JSON", rpc_error(-32700, "Parse error")},
-        {}, body.bytes);
-  const bool batch = message.is_array();
-  if (!batch && !is_single_message(message)) {
-    return reject(
-        req, res,
-        Rejection{HttpRuleId::NotMessage, "not a JSON-RPC request, notification or response",
-                  rpc_error(-32600, "Invalid Request")},
-        {}, body.bytes);
+  // lets a recipient "examine the data to determine its type"; the label is judged later.
+  auto message = Json::parse(body, nullptr, false);
+  if (message.is_discarded()) {
+    reject(req, res,
+           Rejection{HttpRuleId::NotJson, "the body is not JSON", rpc_error(-32700, "Parse error")},
+           {}, body);
+    return std::nullopt;
   }
-  const bool initialize = !batch && is_request(message) && method_of(message) == "initialize";
-  const bool modern = !initialize && modern_binding();
-  std::string session;
+  if (!message.is_array() && !is_single_message(message)) {
+    reject(req, res,
+           Rejection{HttpRuleId::NotMessage, "not a JSON-RPC request, notification or response",
+                     rpc_error(-32600, "Invalid Request")},
+           {}, body);
+    return std::nullopt;
+  }
+  return message;
+}
+
+bool HttpChannel::admit_modern_post(const httplib::Request& req, httplib::Response& res,
+                                    const Json& message, const std::string& body) {
+  // No session; every request POST mirrors its body into the request metadata headers.
+  if (message.is_array()) {
+    reject(req, res,
+           Rejection{HttpRuleId::NotMessage,
+                     "a JSON array (a batch), but a 2026-07-28 POST carries one request "
+                     "or notification",
+                     rpc_error(-32600, "Invalid Request")},
+           {}, body);
+    return false;
+  }
+  for (const auto& broken : modern_header_problems(req, message))
+    broke(req, res, broken, {}, body);  // none of them refuses
+  if (is_routable_response(message)) {
+    // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response judges
+    // it; answered 202 as in the session-based revisions, so the client's session goes on
+    // undisturbed.
+    transcript_.event(
+        "a JSON-RPC response POSTed in a 2026-07-28 session: accepted (202) and handed to the "
+        "script");
+  }
+  return true;
+}
+
+bool HttpChannel::admit_post(const httplib::Request& req, httplib::Response& res,
+                             const Json& message, const std::string& body, bool initialize,
+                             bool modern, std::string& session) {
+  const bool batch = message.is_array();
   if (modern) {
-    // No session; every request POST mirrors its body into the request metadata headers.
-    if (batch) {
-      return reject(req, res,
-                    Rejection{HttpRuleId::NotMessage,
-                              "a JSON array (a batch), but a 2026-07-28 POST carries one request "
-                              "or notification",
-                              rpc_error(-32600, "Invalid Request")},
-                    {}, body.bytes);
-    }
-    for (const auto& broken : modern_header_problems(req, message))
-      broke(req, res, broken, session, body.bytes);  // none of them refuses
-    if (is_routable_response(message)) {
-      // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response judges
-      // it; answered 202 as before 2026-07-28, so the client's session goes on undisturbed.
-      transcript_.event(
-          "a JSON-RPC response POSTed in a 2026-07-28 session: accepted (202) and handed to the "
-          "script");
-    }
+    if (!admit_modern_post(req, res, message, body)) return false;
   } else if (!initialize) {
     const auto checked = check_session(req);
     session = checked.session;
     for (const auto& broken : checked.broken)
-      if (broke(req, res, broken, session, body.bytes)) return;
+      if (broke(req, res, broken, session, body)) return false;
   }
   // A batch exists in the session's negotiated revision or not at all (2025-03-26 only).
   if (batch) {
-    if (auto refused = check_batch(message, session))
-      return reject(req, res, *refused, session, body.bytes);
+    if (auto refused = check_batch(message, session)) {
+      reject(req, res, *refused, session, body);
+      return false;
+    }
   }
   const auto accept = lower(req.get_header_value("Accept"));
   if (accept.find("application/json") == std::string::npos ||
@@ -108,57 +120,46 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
     if (broke(req, res,
               Rejection{HttpRuleId::PostAccept,
                         "Accept does not list application/json and text/event-stream"},
-              session, body.bytes))
-      return;
+              session, body))
+      return false;
   }
   if (media_type(req.get_header_value("Content-Type")) != "application/json") {
     const auto note =
         req.has_header("Content-Type") ? "Content-Type is not application/json" : "no Content-Type";
-    if (broke(req, res, Rejection{HttpRuleId::ContentType, note}, session, body.bytes)) return;
+    if (broke(req, res, Rejection{HttpRuleId::ContentType, note}, session, body)) return false;
   }
+  // Lenient: responses batched with requests or notifications fit none of the three forms,
+  // but each can be processed.
   if (batch) {
-    // Lenient: responses batched with requests or notifications fit none of the three forms,
-    // but each can be processed.
     if (auto mixed = batch_problem(message)) {
       if (broke(req, res, Rejection{HttpRuleId::MixedBatch, "an invalid batch: " + *mixed}, session,
-                body.bytes))
-        return;
+                body))
+        return false;
     }
   }
+  return true;
+}
 
-  const auto arrived = Clock::now();
-  if (fault_post(req, res, message, body.bytes, session, arrived)) return;
-  std::vector<Json> requests;  // what the POST's answer must carry a response to, in order
-  for (const auto& element : batch ? message : Json::array({message}))
-    if (is_request(element)) requests.push_back(element["id"]);
-  if (requests.empty()) {
-    res.status = 202;
-    record_http(req, 202, session);
-    return push_messages(message, body.bytes, facts(req, 202, session), arrived);
-  }
-  if (!admit_stream(req, res, session)) return;
-
+std::shared_ptr<HttpChannel::Exchange> HttpChannel::open_exchange(const std::vector<Json>& requests,
+                                                                  bool initialize, bool batch,
+                                                                  std::string& session) {
   auto ex = std::make_shared<Exchange>();
   ex->id = requests.front();
   ex->key = safe_dump(ex->id);
   for (const auto& id : requests) ex->open.insert(safe_dump(id));
   ex->initialize = initialize;
-  {
-    const std::lock_guard lock(mutex_);
-    if (initialize) session = sessions_.create();
-    ex->session = session;
-    // A batch's responses go on a stream, one event each ("The server MUST either return
-    // Content-Type: text/event-stream ... or Content-Type: application/json").
-    if (options_.post_always_sse || batch) decide_sse_locked(*ex);
-    pending_.push_back(ex);
-  }
-  if (initialize) {
-    res.set_header("Mcp-Session-Id", session);
-    push_event("session-started", {{"session", session}, {"connected", true}});
-  }
-  record_http(req, 200, session);
-  push_messages(message, body.bytes, facts(req, 200, session), arrived);
+  const std::lock_guard lock(mutex_);
+  if (initialize) session = sessions_.create();
+  ex->session = session;
+  // A batch's responses go on a stream, one event each ("The server MUST either return
+  // Content-Type: text/event-stream ... or Content-Type: application/json").
+  if (options_.post_always_sse || batch) decide_sse_locked(*ex);
+  pending_.push_back(ex);
+  return ex;
+}
 
+void HttpChannel::answer_exchange(const httplib::Request& req, httplib::Response& res,
+                                  const std::shared_ptr<Exchange>& ex, bool modern) {
   std::unique_lock lock(mutex_);
   decided_.wait_until(lock, options_.deadline + std::chrono::seconds(3),
                       [&] { return ex->mode != Exchange::Mode::Undecided || stopping_; });
@@ -189,6 +190,39 @@ void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& re
   auto stream = ex->stream;
   lock.unlock();
   serve_stream(req, res, stream, [this, ex](bool) { release_exchange_connection(ex); });
+}
+
+void HttpChannel::handle_post(const httplib::Request& req, httplib::Response& res,
+                              const httplib::ContentReader& reader) {
+  const auto body = read_body(req, reader);
+  if (refuse_unread_body(req, res, body, {})) return;
+  const auto message = post_message(req, res, body.bytes);
+  if (!message) return;
+  const bool batch = message->is_array();
+  const bool initialize = !batch && is_request(*message) && method_of(*message) == "initialize";
+  const bool modern = !initialize && modern_binding();
+  std::string session;
+  if (!admit_post(req, res, *message, body.bytes, initialize, modern, session)) return;
+
+  const auto arrived = Clock::now();
+  if (fault_post(req, res, *message, body.bytes, session, arrived)) return;
+  std::vector<Json> requests;  // what the POST's answer must carry a response to, in order
+  for (const auto& element : batch ? *message : Json::array({*message}))
+    if (is_request(element)) requests.push_back(element["id"]);
+  if (requests.empty()) {
+    res.status = 202;
+    record_http(req, 202, session);
+    return push_messages(*message, body.bytes, facts(req, 202, session), arrived);
+  }
+  if (!admit_stream(req, res, session)) return;
+  const auto ex = open_exchange(requests, initialize, batch, session);
+  if (initialize) {
+    res.set_header("Mcp-Session-Id", session);
+    push_event("session-started", {{"session", session}, {"connected", true}});
+  }
+  record_http(req, 200, session);
+  push_messages(*message, body.bytes, facts(req, 200, session), arrived);
+  answer_exchange(req, res, ex, modern);
 }
 
 bool HttpChannel::resume_stream(const httplib::Request& req, httplib::Response& res,

@@ -67,7 +67,7 @@ class Harness {
     auto r = make_resolved(script, timeouts, transport);
     if (!http.empty()) r["http"] = http;
     if (!revision.empty()) r["revision"] = revision;
-    validate_resolved_script(r, "test");
+    parse_resolved_script(r, "test");
     return r;
   }
 

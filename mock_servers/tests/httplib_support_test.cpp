@@ -65,7 +65,8 @@ TEST_F(ConfiguredServer, ANewConnectionSilentForMoreThanTwoSecondsIsStillServed)
   const timeval bound{10, 0};  // every read below ends within 10 s
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
 
-  // The silence is what is tested: longer than the old 2 s, shorter than the wait allowed.
+  // The silence is what is tested: longer than the 2 s the defect allowed, shorter than the
+  // wait allowed.
   static_assert(kFirstRequestWaitSeconds >= 4);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   const std::string request = "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n";

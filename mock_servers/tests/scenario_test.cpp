@@ -27,7 +27,7 @@ TEST(Scenario, EveryRealFixtureLoads) {
     for (const auto& transport : s.transports) {
       RunSettings run;
       run.transport = transport;
-      EXPECT_NO_THROW(validate_resolved_script(resolve_script(s, defaults, run), s.id));
+      EXPECT_NO_THROW(parse_resolved_script(resolve_script(s, defaults, run), s.id));
     }
   }
 }
@@ -195,27 +195,36 @@ TEST(Scenario, BrokenFixturesNameFileFieldAndReason) {
 }
 
 // The HTTP additions' checks: pointer and reason for each broken step.
-TEST(Scenario, HttpStepsAreValidated) {
-  const TimeoutTable timeouts = test::fixture_defaults().timeouts;
-  const std::vector<std::string> http = {"streamable-http"};
-  const std::vector<std::string> both = {"stdio", "streamable-http"};
-  const Json handshake = {{"handshake", Json::object()}};
-  const Json send = {{"send", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}}, {"label", "p"}};
-  const Json check = test::check_def("c");
-  auto error = [&](const Json& script, const std::vector<std::string>& transports) {
+class HttpStepValidation : public ::testing::Test {
+ protected:
+  // "accepted", or the pointer and reason validate_script() gives.
+  std::string error(const Json& script, const std::vector<std::string>& transports) const {
     try {
       validate_script(script, ScriptContext{"f.json", &timeouts, nullptr, &transports});
     } catch (const FixtureError& e) {
       return e.pointer() + ": " + e.reason();
     }
     return std::string("accepted");
-  };
+  }
+
+  const TimeoutTable timeouts = test::fixture_defaults().timeouts;
+  const std::vector<std::string> http = {"streamable-http"};
+  const std::vector<std::string> both = {"stdio", "streamable-http"};
+  const Json handshake = {{"handshake", Json::object()}};
+  const Json send = {{"send", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}}, {"label", "p"}};
+  const Json check = test::check_def("c");
+};
+
+TEST_F(HttpStepValidation, StepsOfOneTransport) {
   EXPECT_EQ(error(Json::array({handshake, {{"await_get_stream", Json::object()}}}), both),
             "/script/1/await_get_stream: await_get_stream is an HTTP step: the case cannot list "
             "\"stdio\"");
   EXPECT_EQ(error(Json::array({handshake, {{"close_stdout", Json::object()}}}), http),
             "/script/1/close_stdout: close_stdout is a stdio step: the case can list only "
             "\"stdio\" as its transport");
+}
+
+TEST_F(HttpStepValidation, FailNextPostAndExpectPost) {
   EXPECT_EQ(error(Json::array({handshake,
                                {{"fail_next_post", {{"result", Json::object()}}}, {"with", 503}}}),
                   http),
@@ -232,6 +241,9 @@ TEST(Scenario, HttpStepsAreValidated) {
                                {{"expect_post", "q"}, {"http", Json::object()}, {"check", check}}}),
                   http),
             "/script/2/expect_post: no earlier send has the label \"q\"");
+}
+
+TEST_F(HttpStepValidation, SseFraming) {
   auto with_sse = send;
   with_sse["sse"] = {{"line_end", "\n\r"}};
   EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
@@ -246,6 +258,9 @@ TEST(Scenario, HttpStepsAreValidated) {
   EXPECT_EQ(error(Json::array({handshake, with_sse}), http),
             "/script/1/sse/colour: unknown field \"colour\" (known: event, id, retry, line_end, "
             "multiline, prefix, field_space)");
+}
+
+TEST_F(HttpStepValidation, Routes) {
   auto routed = send;
   routed["on"] = "post:call";
   EXPECT_EQ(error(Json::array({handshake, routed}), http),
@@ -255,6 +270,9 @@ TEST(Scenario, HttpStepsAreValidated) {
             "/script/1/on: unknown route \"get-stream\" (known: \"get\", \"post:NAME\")");
   routed["on"] = "post:initialize";
   EXPECT_EQ(error(Json::array({handshake, routed}), http), "accepted");
+}
+
+TEST_F(HttpStepValidation, ResumableStreams) {
   // Resumable streams are Streamable HTTP's, and name a captured request's POST.
   const std::vector<std::string> legacy = {"streamable-http", "sse"};
   EXPECT_EQ(error(Json::array({handshake, {{"disconnect", "post:initialize"}}}), legacy),
@@ -285,6 +303,9 @@ TEST(Scenario, HttpStepsAreValidated) {
                                 {"retry_check", test::check_def("r")}}}),
                   http),
             "accepted");
+}
+
+TEST_F(HttpStepValidation, ExpectPostPreferredIsAPattern) {
   // expect_post's `preferred` is a pattern like `http`.
   EXPECT_EQ(error(Json::array({handshake,
                                send,
@@ -349,7 +370,7 @@ TEST(Scenario, HttpOptionsAreResolved) {
   auto broken = resolved;
   broken["http"] = {{"post_responses", "json"}};
   try {
-    validate_resolved_script(broken, "r.json");
+    parse_resolved_script(broken, "r.json");
     ADD_FAILURE() << "accepted";
   } catch (const FixtureError& e) {
     EXPECT_EQ(e.pointer() + ": " + e.reason(), "/http/post_responses: must be \"auto\" or \"sse\"");
@@ -414,13 +435,13 @@ TEST(Scenario, ResolvedScriptIsSelfContained) {
   EXPECT_EQ(r["script"], stdio_script);
   ASSERT_EQ(r["checks"].size(), s.script_checks.size());
   EXPECT_EQ(r["checks"][2]["id"], Json("pong-while-idle"));
-  EXPECT_NO_THROW(validate_resolved_script(r, "x"));
+  EXPECT_NO_THROW(parse_resolved_script(r, "x"));
   auto broken = r;
   broken["timeouts"].erase("case_deadline_ms");
-  EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+  EXPECT_THROW(parse_resolved_script(broken, "x"), FixtureError);
   broken = r;
   broken["script"][4]["label"] = 3;
-  EXPECT_THROW(validate_resolved_script(broken, "x"), FixtureError);
+  EXPECT_THROW(parse_resolved_script(broken, "x"), FixtureError);
 }
 
 // The keys added with the HTTP precision fixes say whom they bind (the loader's own checks

@@ -43,7 +43,7 @@ inline Json make_resolved(const Json& script, const std::map<std::string, double
   for (const auto& [k, v] : fast) r["timeouts"][k] = v;
   for (const auto& [k, v] : overrides) r["timeouts"][k] = v;
   r["line_cap_bytes"] = 4096;
-  validate_resolved_script(r, "test");
+  parse_resolved_script(r, "test");
   return r;
 }
 

@@ -323,12 +323,20 @@ class StreamableHttpTransport::Impl {
     exchange.call = std::move(call);
   }
 
+  // A POST's answer as it is read: the kind of its body, a JSON or error body, and the
+  // reader of an SSE stream.
+  struct PostAnswer {
+    enum class Body { none, json, sse, error } mode = Body::none;
+    std::string body;
+    bool too_large = false;
+    StreamState state;
+  };
+
   void run_exchange(Exchange& exchange) {
     const json& frame = exchange.request;
-    const std::string method = method_of(frame);
-    // The initialize request starts a session: it carries neither an old session id nor a
+    // The initialize request starts a session: it carries neither a previous session id nor a
     // protocol version header (a re-initialization after 404 starts afresh).
-    const bool initialize = method == "initialize";
+    const bool initialize = method_of(frame) == "initialize";
     const SessionView session = initialize ? SessionView{} : this->session();
     if (session.lost) {
       // Posting without the ended session would only earn a 400: the client must initialize.
@@ -341,39 +349,45 @@ class StreamableHttpTransport::Impl {
     set_call(exchange, call.get());
     if (exchange.stopped) call->abort();
 
-    enum class Body { none, json, sse, error } mode = Body::none;
-    std::string body;
-    bool too_large = false;
-    StreamState state = stream_state();
+    using Body = PostAnswer::Body;
+    PostAnswer answer{Body::none, {}, false, stream_state()};
     const auto on_head = [&](const HttpHead& head) {
       if (initialize && head.ok()) capture_session(head);
       const std::string type = head.media_type();
       if (!head.ok()) {
-        mode = Body::error;
+        answer.mode = Body::error;
       } else if (type == detail::kEventStream) {
-        mode = Body::sse;
+        answer.mode = Body::sse;
       } else if (type == detail::kJson) {
-        mode = Body::json;
+        answer.mode = Body::json;
       }
       return true;
     };
     const auto on_body = [&](std::string_view chunk) {
-      if (mode == Body::sse) {
-        state.feed(chunk, &exchange.id);
+      if (answer.mode == Body::sse) {
+        answer.state.feed(chunk, &exchange.id);
         return true;
       }
-      const std::size_t cap = mode == Body::json ? options_.max_message_bytes : kErrorBodyCap;
-      if (body.size() + chunk.size() > cap) {
-        too_large = true;
-        return mode != Body::json;  // stop reading a JSON answer that cannot be used
+      const std::size_t cap =
+          answer.mode == Body::json ? options_.max_message_bytes : kErrorBodyCap;
+      if (answer.body.size() + chunk.size() > cap) {
+        answer.too_large = true;
+        return answer.mode != Body::json;  // stop reading a JSON answer that cannot be used
       }
-      body.append(chunk);
+      answer.body.append(chunk);
       return true;
     };
     const auto result =
         call->run("POST", url_.target, headers_for(frame, initialize ? nullptr : &session),
                   frame.dump(-1, ' ', false, json::error_handler_t::replace), on_head, on_body);
     if (exchange_over(exchange)) return;
+    conclude_post(exchange, session, answer, result);
+  }
+
+  // A POST's answer, read: the response was delivered, or the request fails, saying why.
+  void conclude_post(Exchange& exchange, const SessionView& session, PostAnswer& answer,
+                     const detail::HttpCallResult& result) {
+    const json& frame = exchange.request;
     const std::string what = "POST of " + detail::describe(frame);
     if (!result.head) {
       return report(frame, Error(errc::send_failed, what + " failed: " + result.detail));
@@ -384,53 +398,65 @@ class StreamableHttpTransport::Impl {
       return report(
           frame, Error(errc::session_expired, what + ": the server ended the session (HTTP 404)"));
     }
-    switch (mode) {
-      case Body::json:
-        if (too_large) {
-          return report(frame, Error(errc::invalid_response,
-                                     what + ": the JSON answer exceeds " +
-                                         std::to_string(options_.max_message_bytes) + " bytes"));
-        }
-        if (result.error)
-          return report(frame, Error(errc::send_failed, what + ": " + result.detail));
-        state.deliver_json_body(body, &exchange.id);
-        if (!state.response_seen) {
-          report(frame,
-                 Error(errc::invalid_response, what + ": the JSON answer holds no response"));
-        }
-        return;
-      case Body::sse:
-        if (state.response_seen) return;
-        state.parser.end_of_stream();
-        // 2026-07-28: "Resumable SSE streams via Last-Event-ID are not supported."
-        if (!session.modern && !state.parser.last_event_id().empty()) {
-          // 2025-11-25: "Resumption is always via HTTP GET with Last-Event-ID."
-          if (resume(exchange, state)) return;
-          if (exchange_over(exchange)) return;
-          if (this->session().lost) {
-            return report(frame, Error(errc::session_expired,
-                                       what + ": the session ended before the response"));
-          }
-        }
-        return report(frame,
-                      Error(errc::connection_closed,
-                            what + ": the SSE stream ended before the response" +
-                                (result.error ? " (" + result.detail + ")" : std::string())));
-      case Body::error:
+    switch (answer.mode) {
+      case PostAnswer::Body::json:
+        return conclude_json(exchange, what, answer, result);
+      case PostAnswer::Body::sse:
+        return conclude_sse(exchange, session, what, answer, result);
+      case PostAnswer::Body::error:
         // An error status may still carry the JSON-RPC error response to this request.
-        if (!too_large && state.deliver_json_body(body, &exchange.id, /*quiet=*/true) &&
-            state.response_seen) {
+        if (!answer.too_large &&
+            answer.state.deliver_json_body(answer.body, &exchange.id, /*quiet=*/true) &&
+            answer.state.response_seen) {
           return;
         }
-        return report(frame, Error(errc::send_failed,
-                                   what + " answered HTTP " + std::to_string(status) +
-                                       (body.empty() ? "" : ": " + detail::excerpt(body))));
-      case Body::none:
+        return report(frame,
+                      Error(errc::send_failed,
+                            what + " answered HTTP " + std::to_string(status) +
+                                (answer.body.empty() ? "" : ": " + detail::excerpt(answer.body))));
+      case PostAnswer::Body::none:
         return report(
             frame, Error(errc::invalid_response, what + " answered HTTP " + std::to_string(status) +
                                                      " with Content-Type '" +
                                                      result.head->header("Content-Type") + "'"));
     }
+  }
+
+  void conclude_json(Exchange& exchange, const std::string& what, PostAnswer& answer,
+                     const detail::HttpCallResult& result) {
+    const json& frame = exchange.request;
+    if (answer.too_large) {
+      return report(frame, Error(errc::invalid_response,
+                                 what + ": the JSON answer exceeds " +
+                                     std::to_string(options_.max_message_bytes) + " bytes"));
+    }
+    if (result.error) return report(frame, Error(errc::send_failed, what + ": " + result.detail));
+    answer.state.deliver_json_body(answer.body, &exchange.id);
+    if (!answer.state.response_seen) {
+      report(frame, Error(errc::invalid_response, what + ": the JSON answer holds no response"));
+    }
+  }
+
+  // An SSE answer that ended before the response is resumed (a session-based revision, an
+  // event with an id seen), or the request fails.
+  void conclude_sse(Exchange& exchange, const SessionView& session, const std::string& what,
+                    PostAnswer& answer, const detail::HttpCallResult& result) {
+    const json& frame = exchange.request;
+    if (answer.state.response_seen) return;
+    answer.state.parser.end_of_stream();
+    // 2026-07-28: "Resumable SSE streams via Last-Event-ID are not supported."
+    if (!session.modern && !answer.state.parser.last_event_id().empty()) {
+      // 2025-11-25: "Resumption is always via HTTP GET with Last-Event-ID."
+      if (resume(exchange, answer.state)) return;
+      if (exchange_over(exchange)) return;
+      if (this->session().lost) {
+        return report(
+            frame, Error(errc::session_expired, what + ": the session ended before the response"));
+      }
+    }
+    report(frame, Error(errc::connection_closed,
+                        what + ": the SSE stream ended before the response" +
+                            (result.error ? " (" + result.detail + ")" : std::string())));
   }
 
   // The headers of a POST carrying `frame`; `session` null for initialize, which starts afresh

@@ -56,4 +56,16 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup,
 // A case's result before it runs: what it is (id, transport, title, description, catches).
 CaseResult case_result_for(const Scenario& scenario, const std::string& transport);
 
+// The mock server's command line: `server` on `script_file`, its evidence in `dir`.
+std::vector<std::string> mock_server_argv(const std::filesystem::path& server,
+                                          const std::filesystem::path& script_file,
+                                          const std::filesystem::path& dir);
+
+struct CaseObservations;
+
+// Judges what was observed of the case into `result`: its verdict and checks, and a
+// transcript excerpt when it did not pass.
+void judge_case(CaseResult& result, const Scenario& scenario, const CaseObservations& observed,
+                const SpecReferences& refs);
+
 }  // namespace mcpping

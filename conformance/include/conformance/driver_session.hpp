@@ -51,16 +51,19 @@ class DriverSession {
   // The next case starts a new process (this one broke the protocol in its last case).
   void retire();
 
-  // Processes started so far (1 for a session that never had to be replaced).
-  unsigned long processes_started() const { return started_; }
-
  private:
   struct Process;
+  class CaseReader;
+
+  // Ends the process when it cannot take another case (it died, or wrote between cases), and
+  // keeps what it wrote on stderr between cases in `log_dir`.
+  void drop_untrusted_process();
+  // Starts the session's process; why not when it cannot.
+  std::optional<std::string> start_process();
   std::vector<std::string> driver_argv_;
   std::filesystem::path log_dir_;
   std::unique_ptr<Process> process_;
   unsigned long cases_ = 0;
-  unsigned long started_ = 0;
 };
 
 }  // namespace mcpping

@@ -60,9 +60,37 @@ struct Handshake final : Step {
       run.stop_reason = "no initialize request";
       return run.after_wait(why);
     }
-    run.captures[as] = init->json;
-    run.responded.insert(as);
     const auto init_ms = std::max(0.0, elapsed_ms(t0, init->at));
+    std::string init_text;
+    if (!answer_initialize(run, *init, init_ms, init_text)) {
+      run.record(check, Outcome::Broken, expected, "the initialize response could not be written");
+      return run.fail("write failed");
+    }
+    if (own_check) {
+      // A new session starts without the previous session's id (Streamable HTTP).
+      const auto carried = session_header(*init);
+      if (carried.empty()) {
+        run.record(check, Outcome::Met, expected, init_text + ", without Mcp-Session-Id");
+      } else {
+        run.record(check, Outcome::Broken, expected,
+                   init_text + ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\"");
+      }
+    }
+    const auto t1 = Clock::now();
+    const auto after = await_initialized(run, t1);
+    if (own_check) {
+      return settle_later_initialized(run, after.initialized, after.first_request, after.why);
+    }
+    return settle_initialized(run, check, expected, init_text, t1, after, session_of(*init));
+  }
+
+  // Answers `init` (received `init_ms` after the step began) and notes what it offered and
+  // what was negotiated; `init_text` says so for the checks. False when the answer could not
+  // be written.
+  bool answer_initialize(Run& run, const ClientMessage& init, double init_ms,
+                         std::string& init_text) const {
+    run.captures[as] = init.json;
+    run.responded.insert(as);
     if (!own_check && init_ms > run.timeout("expect_ms")) {
       run.transcript.event(
           "a slow start: initialize after " + format_ms(init_ms) + " ms, later than expect_ms (" +
@@ -70,25 +98,22 @@ struct Handshake final : Step {
               " ms); taken, as a real server takes it (the lifecycle sets no bound)",
           {{"step", run.step_index}});
     }
-    auto result = initialize_result(init->json, run.defaults);
+    auto result = initialize_result(init.json, run.defaults);
     if (capabilities.is_object()) {
       result["capabilities"].update(capabilities);
       run.defaults.capabilities = result["capabilities"];  // what the default service answers
     }
     run.captures[as + "_result"] = result;
-    if (!run.send_one(make_result(init->json["id"], result))) {
-      run.record(check, Outcome::Broken, expected, "the initialize response could not be written");
-      return run.fail("write failed");
-    }
+    if (!run.send_one(make_result(init.json["id"], result))) return false;
     const auto negotiated = result["protocolVersion"].get<std::string>();
     run.negotiated(negotiated);
-    const auto params = init->json.find("params");
+    const auto params = init.json.find("params");
     const bool has_offer =
-        params != init->json.end() && params->is_object() && params->contains("protocolVersion");
+        params != init.json.end() && params->is_object() && params->contains("protocolVersion");
     const Json offered = has_offer ? (*params)["protocolVersion"] : Json();
-    const auto init_text = "initialize (protocolVersion " +
-                           (has_offer ? safe_dump(offered) : std::string("none")) + ") after " +
-                           format_ms(init_ms) + " ms";
+    init_text = "initialize (protocolVersion " +
+                (has_offer ? safe_dump(offered) : std::string("none")) + ") after " +
+                format_ms(init_ms) + " ms";
     // A revision the transport does not exist in: answered with the nearest one it does.
     if (offered.is_string()) {
       if (const auto absent =
@@ -98,48 +123,55 @@ struct Handshake final : Step {
                             init_text + ": " + *absent + "; the server answered " + negotiated);
       }
     }
-    if (own_check) {
-      // A new session starts without the old session's id (Streamable HTTP).
-      const auto carried = session_header(*init);
-      if (carried.empty()) {
-        run.record(check, Outcome::Met, expected, init_text + ", without Mcp-Session-Id");
-      } else {
-        run.record(check, Outcome::Broken, expected,
-                   init_text + ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\"");
-      }
-    }
+    return true;
+  }
 
-    const auto t1 = Clock::now();
+  // What followed the initialize response (from `t1`): notifications/initialized, or the
+  // first request other than ping that came instead, within the quiet window. What came
+  // before either stays in the inbox for the script, in order.
+  struct AfterInitialize {
     std::optional<ClientMessage> initialized;
-    std::vector<ClientMessage> held;  // what the client sent first, for the script, in order
-    std::optional<std::string> first_request;  // a request other than ping that came first
-    while (!initialized && !first_request) {
+    std::optional<std::string> first_request;
+    Pump why = Pump::Deadline;
+  };
+
+  static AfterInitialize await_initialized(Run& run, Clock::time_point t1) {
+    AfterInitialize after;
+    std::vector<ClientMessage> held;
+    while (!after.initialized && !after.first_request) {
       std::optional<ClientMessage> got;
-      why = run.pump(t1 + from_ms(run.timeout("quiet_ms")), [&](const ClientMessage& m) {
+      after.why = run.pump(t1 + from_ms(run.timeout("quiet_ms")), [&](const ClientMessage& m) {
         if (m.json.is_null() || is_response(m.json)) return false;
         got = m;
         return true;
       });
       if (!got) break;
       if (is_initialized(got->json)) {
-        initialized = std::move(got);
+        after.initialized = std::move(got);
         continue;
       }
       held.push_back(std::move(*got));
       // Pings may precede it (lifecycle); any other request means the client has moved on.
       if (is_request(held.back().json) && method_of(held.back().json) != "ping")
-        first_request = method_of(held.back().json);
+        after.first_request = method_of(held.back().json);
     }
     for (auto& message : held) run.client.inbox.push_back(std::move(message));
+    return after;
+  }
 
-    if (own_check) return settle_later_initialized(run, initialized, first_request, why);
-    if (initialized) {
+  // The first handshake's check: met by notifications/initialized; broken when the client
+  // ended or the case deadline came first; otherwise owed, the script going on.
+  static StepResult settle_initialized(Run& run, const CheckDef& check, const std::string& expected,
+                                       const std::string& init_text, Clock::time_point t1,
+                                       const AfterInitialize& after, const std::string& session) {
+    if (after.initialized) {
       run.record(check, Outcome::Met, expected,
                  init_text + "; notifications/initialized " +
-                     format_ms(std::max(0.0, elapsed_ms(t1, initialized->at))) +
+                     format_ms(std::max(0.0, elapsed_ms(t1, after.initialized->at))) +
                      " ms after the response");
       return StepResult::Ok;
     }
+    const Pump why = after.why;
     if (why == Pump::Interrupted) return run.after_wait(why);  // not reached
     if (why == Pump::Eof || why == Pump::CaseDeadline) {
       run.record(check, Outcome::Broken, expected,
@@ -149,10 +181,9 @@ struct Handshake final : Step {
       return run.after_wait(why);
     }
     const std::string moved_on =
-        first_request ? "the client sent " + *first_request + " first"
-                      : "nothing within " + format_ms(run.timeout("quiet_ms")) + " ms";
-    run.owed_initialized =
-        OwedInitialized{init_text, moved_on, t1, run.step_index, session_of(*init)};
+        after.first_request ? "the client sent " + *after.first_request + " first"
+                            : "nothing within " + format_ms(run.timeout("quiet_ms")) + " ms";
+    run.owed_initialized = OwedInitialized{init_text, moved_on, t1, run.step_index, session};
     run.transcript.event("no notifications/initialized yet (" + moved_on +
                              "): going on, as a lenient server does; the handshake check waits "
                              "for it to the end of the run",

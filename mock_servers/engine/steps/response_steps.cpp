@@ -67,7 +67,17 @@ struct ExpectResponse final : Step {
     bool only_late = false;                    // Broken for nothing but coming after the cap
   };
 
+  // What is wrong with one answer, as the parts of judge_one() find it.
+  struct Findings {
+    Outcome outcome = Outcome::Met;
+    std::vector<std::string> notes;
+    bool only_late = false;
+  };
+
   std::string expected_text(const std::vector<SentFrame>& requests, Bounds bounds) const;
+  // The answer's shape: its id, jsonrpc, and the result or error the step wants. True when
+  // it is a pong whose latency counts.
+  bool check_answer(const Json& id, const Json& r, IdMatch how, Findings& f) const;
   Judged judge_one(const ClientAnswers& answers, const SentFrame& req, Bounds bounds,
                    std::vector<double>& latencies) const;
   void judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const;
@@ -112,10 +122,96 @@ std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests
   return expected;
 }
 
+bool ExpectResponse::check_answer(const Json& id, const Json& r, IdMatch how, Findings& f) const {
+  if (how == IdMatch::Loose) {
+    f.outcome = Outcome::Broken;
+    f.notes.push_back("id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
+  } else if (how == IdMatch::Rounded) {
+    f.outcome = Outcome::Degraded;
+    f.notes.push_back("id came back rounded: sent " + safe_dump(id) + ", got " +
+                      safe_dump(r["id"]) + " (beyond 2^53, RFC 8259 section 6)");
+  }
+  // JSON-RPC 2.0: a response's jsonrpc "MUST be exactly "2.0"".
+  if (!r.contains("jsonrpc") || !same_json(r["jsonrpc"], Json("2.0"))) {
+    f.outcome = Outcome::Broken;
+    f.notes.push_back(r.contains("jsonrpc")
+                          ? "jsonrpc is " + safe_dump(r["jsonrpc"]) + ", not \"2.0\""
+                          : "no jsonrpc member");
+  }
+  if (error_wanted) {
+    if (!r.contains("error") || !r["error"].is_object()) {
+      f.outcome = Outcome::Broken;
+      f.notes.push_back("not an error response");
+    } else if (!code_check && !same_json(r["error"].value("code", Json()), Json(want_code))) {
+      f.outcome = std::max(f.outcome, Outcome::Degraded);
+      f.notes.push_back("error code " + safe_dump(r["error"].value("code", Json())) +
+                        ", expected " + std::to_string(want_code));
+    }
+    return false;
+  }
+  if (r.contains("error")) {
+    f.outcome = Outcome::Broken;
+    f.notes.push_back(describe_error(r));
+    return false;
+  }
+  if (!r["result"].is_object()) {
+    f.outcome = Outcome::Broken;
+    f.notes.push_back("result is not an object: " + shorten(safe_dump(r["result"]), 120));
+    return false;
+  }
+  // "an empty response": _meta is the one member every result may carry.
+  Json others = r["result"];
+  others.erase("_meta");
+  if (!others.empty()) {
+    f.outcome = Outcome::Broken;
+    f.notes.push_back("result is not empty: " + shorten(safe_dump(r["result"]), 120));
+  }
+  return how == IdMatch::Strict || how == IdMatch::Rounded;
+}
+
+namespace {
+
+// An answer `after` ms after its request: past the bound it is late (for a pong: degraded
+// when it came only at the client's next request, within the late bound).
+void check_timing(double after, bool error_wanted, ExpectResponse::Bounds bounds,
+                  bool at_next_request, ExpectResponse::Findings& f) {
+  if (after <= bounds.within_ms) return;
+  if (error_wanted) {
+    f.notes.push_back("after the " + format_ms(bounds.within_ms) + " ms the script waited");
+  } else if (bounds.late_ms && after <= *bounds.late_ms && at_next_request) {
+    f.outcome = std::max(f.outcome, Outcome::Degraded);
+    f.notes.push_back("answered only at the client's next request, not while idle");
+  } else {
+    f.only_late = f.outcome != Outcome::Broken;
+    f.outcome = Outcome::Broken;
+    f.notes.push_back("too late (cap " + format_ms(bounds.within_ms) + " ms)");
+  }
+}
+
+// Only answers the server accepted count: a pong POSTed again after a 500 or a dropped
+// connection is a retry of one answer, not a second answer.
+void check_repeats(const std::vector<std::pair<const ClientMessage*, IdMatch>>& got,
+                   ExpectResponse::Findings& f) {
+  const auto refused =
+      static_cast<std::size_t>(std::count_if(got.begin(), got.end(), [](const auto& g) {
+        return g.first->meta.is_object() && g.first->meta.contains("fault");
+      }));
+  const auto accepted = got.size() - refused;
+  if (accepted > 1) {
+    f.outcome = Outcome::Broken;
+    f.only_late = false;
+    f.notes.push_back(std::to_string(accepted) + " responses to the same request");
+  } else if (refused > 0 && got.size() > 1) {
+    f.notes.push_back(std::to_string(got.size()) + " attempts, " + std::to_string(refused) +
+                      " refused by the server");
+  }
+}
+
+}  // namespace
+
 ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, const SentFrame& req,
                                                  Bounds bounds,
                                                  std::vector<double>& latencies) const {
-  const auto& id = req.frame["id"];
   const auto got = answers.to(req);
   if (got.empty()) {
     return {Outcome::Broken,
@@ -123,87 +219,20 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
                 " ms after it was sent)",
             false, std::nullopt};
   }
-  Outcome o = Outcome::Met;
   const auto& [first, how] = got.front();
   const auto& r = first->json;
   const auto after = elapsed_ms(req.written, first->at);
-  std::vector<std::string> notes;
+  Findings f;
   std::optional<Clock::time_point> pong_at;
-  bool only_late = false;
-  if (how == IdMatch::Loose) {
-    o = Outcome::Broken;
-    notes.push_back("id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
-  } else if (how == IdMatch::Rounded) {
-    o = Outcome::Degraded;
-    notes.push_back("id came back rounded: sent " + safe_dump(id) + ", got " + safe_dump(r["id"]) +
-                    " (beyond 2^53, RFC 8259 section 6)");
+  if (check_answer(req.frame["id"], r, how, f)) {
+    latencies.push_back(round3(after));
+    pong_at = first->at;
   }
-  // JSON-RPC 2.0: a response's jsonrpc "MUST be exactly "2.0"".
-  if (!r.contains("jsonrpc") || !same_json(r["jsonrpc"], Json("2.0"))) {
-    o = Outcome::Broken;
-    notes.push_back(r.contains("jsonrpc")
-                        ? "jsonrpc is " + safe_dump(r["jsonrpc"]) + ", not \"2.0\""
-                        : "no jsonrpc member");
-  }
-  if (error_wanted) {
-    if (!r.contains("error") || !r["error"].is_object()) {
-      o = Outcome::Broken;
-      notes.push_back("not an error response");
-    } else if (!code_check && !same_json(r["error"].value("code", Json()), Json(want_code))) {
-      o = std::max(o, Outcome::Degraded);
-      notes.push_back("error code " + safe_dump(r["error"].value("code", Json())) + ", expected " +
-                      std::to_string(want_code));
-    }
-  } else if (r.contains("error")) {
-    o = Outcome::Broken;
-    notes.push_back(describe_error(r));
-  } else if (!r["result"].is_object()) {
-    o = Outcome::Broken;
-    notes.push_back("result is not an object: " + shorten(safe_dump(r["result"]), 120));
-  } else {
-    // "an empty response": _meta is the one member every result may carry.
-    Json others = r["result"];
-    others.erase("_meta");
-    if (!others.empty()) {
-      o = Outcome::Broken;
-      notes.push_back("result is not empty: " + shorten(safe_dump(r["result"]), 120));
-    }
-    if (how == IdMatch::Strict || how == IdMatch::Rounded) {
-      latencies.push_back(round3(after));
-      pong_at = first->at;
-    }
-  }
-  if (after > bounds.within_ms && error_wanted) {
-    notes.push_back("after the " + format_ms(bounds.within_ms) + " ms the script waited");
-  } else if (after > bounds.within_ms) {
-    if (bounds.late_ms && after <= *bounds.late_ms &&
-        first->requests_before > req.requests_before) {
-      o = std::max(o, Outcome::Degraded);
-      notes.push_back("answered only at the client's next request, not while idle");
-    } else {
-      only_late = o != Outcome::Broken;
-      o = Outcome::Broken;
-      notes.push_back("too late (cap " + format_ms(bounds.within_ms) + " ms)");
-    }
-  }
-  // Only answers the server accepted count: a pong POSTed again after a 500 or a dropped
-  // connection is a retry of one answer, not a second answer.
-  const auto refused =
-      static_cast<std::size_t>(std::count_if(got.begin(), got.end(), [](const auto& g) {
-        return g.first->meta.is_object() && g.first->meta.contains("fault");
-      }));
-  const auto accepted = got.size() - refused;
-  if (accepted > 1) {
-    o = Outcome::Broken;
-    only_late = false;
-    notes.push_back(std::to_string(accepted) + " responses to the same request");
-  } else if (refused > 0 && got.size() > 1) {
-    notes.push_back(std::to_string(got.size()) + " attempts, " + std::to_string(refused) +
-                    " refused by the server");
-  }
+  check_timing(after, error_wanted, bounds, first->requests_before > req.requests_before, f);
+  check_repeats(got, f);
   std::string text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
-  for (const auto& n : notes) text += "; " + n;
-  return {o, text, true, pong_at, only_late};
+  for (const auto& n : f.notes) text += "; " + n;
+  return {f.outcome, text, true, pong_at, f.only_late};
 }
 
 void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const {
