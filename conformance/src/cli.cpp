@@ -86,9 +86,8 @@ merge: joins report folders into DIR (junit.xml, summary.md, html/, clients/<lab
   results.json); folders with the same LABEL are shards of one client's run.
 
 The driver argv follows '--' as separate words; it is never split on spaces.
-Exit status: 0 nothing failed, 1 a case failed or a baseline entry is stale, 2 a usage
-error (command line, baseline, fixture, a driver failing the pre-check), 3 the suite failed
-(a case is ERROR).
+Exit status: 0 nothing failed, 1 a case failed or a baseline entry is stale, 2 a usage error
+(command line, baseline, fixture, driver pre-check), 3 the suite failed (a case is ERROR).
 )";
 }
 
