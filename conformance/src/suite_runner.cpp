@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -81,8 +80,9 @@ ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transpo
   if (setup.driver_sessions) spec.extra_env[kSessionVariable] = "1";
   spec.stdout_file = dir / "client.stdout";
   spec.stderr_file = dir / "client.stderr";
-  spec.deadline = std::chrono::milliseconds(
-      static_cast<std::int64_t>(std::ceil(10000 * setup.timeout_multiplier)));
+  // Only a start-up and an exit: a slow or loaded machine gets the start-up budget for it.
+  spec.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(
+      scaled_timeouts(setup.defaults, setup.timeout_multiplier).at("startup_ms")));
   ChildOutcome outcome = run_child(spec);
   if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
     return outcome;
