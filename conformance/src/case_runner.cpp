@@ -1,9 +1,7 @@
 #include "conformance/case_runner.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <utility>
 
 #include "conformance/child_process.hpp"
@@ -23,11 +21,6 @@ namespace mcpping {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-fs::path evidence_dir_for(const fs::path& report_dir, const std::string& transport,
-                          const std::string& case_id) {
-  return report_dir / "cases" / transport / case_id;
-}
 
 namespace {
 
@@ -88,40 +81,164 @@ std::string reproduce_script(const DriverInvocation& invocation, const std::stri
   return script + command.substr(1) + " || status=$?\nexit $status\n";
 }
 
-}  // namespace
-
-std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds timeout,
-                            const fs::path& stderr_file) {
-  const auto line = server.first_line(timeout);
-  const json parsed = line ? json::parse(*line, nullptr, false) : json();
-  if (!parsed.is_object() || !parsed.contains("url") || !parsed["url"].is_string()) {
-    const std::string why =
-        line ? "printed " + *line
-             : "printed no URL within " + std::to_string(timeout.count()) + " ms";
-    throw std::runtime_error("the HTTP mock server did not start: it " + why + "; " +
-                             server.stop(std::chrono::milliseconds(500)) +
-                             "; stderr: " + read_file_or_empty(stderr_file).substr(0, 400));
-  }
-  return parsed["url"].get<std::string>();
-}
-
-CaseResult case_result_for(const Scenario& scenario, const std::string& transport) {
-  CaseResult result;
-  result.case_id = scenario.id;
-  result.transport = transport;
-  result.title = scenario.title;
-  result.description = scenario.description;
-  result.catches = scenario.catches;
-  return result;
-}
-
 std::vector<std::string> mock_server_argv(const fs::path& server, const fs::path& script_file,
                                           const fs::path& dir) {
   return {server.string(), "--script", script_file.string(), "--evidence-dir", dir.string()};
 }
 
-void judge_case(CaseResult& result, const Scenario& scenario, const CaseObservations& observed,
-                const SpecReferences& refs) {
+// The driver's run of the case: by a process of its own, or as the next case of `session`.
+class DriverClient final : public CaseClient {
+ public:
+  explicit DriverClient(DriverSession* session) : session_(session) {}
+
+  Json script(const CaseContext& c, Json resolved) const override {
+    return c.setup.official_harness ? official_harness_script(std::move(resolved)) : resolved;
+  }
+
+  ClientEnd play(const CaseContext& c, const Json& server) override {
+    const auto& id = c.planned.scenario->id;
+    const DriverInvocation invocation =
+        c.setup.official_harness
+            ? official_harness_invocation(c.setup.driver_argv, id, c.planned.transport,
+                                          c.setup.revision, server.value("url", ""))
+            : make_invocation(c.setup.driver_argv, id, c.planned.transport, c.setup.revision,
+                              server, c.steps);
+    write_reproduce_script(c, invocation, server.value("url", ""));
+    const SpawnSpec spec = driver_spec(c, invocation);
+    return {session_ ? session_->run_case(invocation, spec) : run_child(spec)};
+  }
+
+  // The driver's step lines; a harness's stdout is its own business.
+  void observe(const CaseContext& c, CaseObservations& observed) override {
+    observed.official_harness = c.setup.official_harness;
+    if (c.setup.official_harness) return;
+    observed.driver_report =
+        parse_driver_output(read_file_or_empty(c.dir / "client.stdout"), c.steps);
+    // A driver that broke the protocol runs no further case.
+    if (session_ && observed.driver_report.problem) session_->retire();
+  }
+
+  void annotate(Json&) const override {}
+
+ private:
+  static void write_reproduce_script(const CaseContext& c, const DriverInvocation& invocation,
+                                     const std::string& url) {
+    const fs::path file = c.dir / "reproduce.sh";
+    write_file(file,
+               reproduce_script(invocation, url, c.setup.mock_http_server, c.dir / "script.json"));
+    fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  }
+
+  // The mock server ends the script at the case deadline, which runs from the client's first
+  // contact; the driver gets a little more to finish its close step before it counts as hung.
+  // A client that started late has its deadline moved on while the mock server still runs,
+  // and once more after it ended, up to the latest the script can end.
+  static SpawnSpec driver_spec(const CaseContext& c, const DriverInvocation& invocation) {
+    SpawnSpec spec;
+    spec.argv = invocation.argv;
+    spec.extra_env = invocation.env;
+    spec.stdout_file = c.dir / "client.stdout";
+    spec.stderr_file = c.dir / "client.stderr";
+    const auto deadline = scaled_ms(c.timeouts, "case_deadline_ms");
+    spec.deadline = deadline + c.grace;
+    spec.kill_grace = c.grace;
+    spec.output_drain = c.grace;
+    const auto startup = scaled_ms(c.timeouts, "startup_ms");
+    spec.deadline_limit = startup + deadline + kMockWatchdog + c.grace * 2;
+    spec.extend_while = deadline_extension(c.dir / "mock.pid", startup);
+    return spec;
+  }
+
+  DriverSession* session_;
+};
+
+// The stages of a case between its evidence folder and its judging.
+class CasePipeline {
+ public:
+  CasePipeline(const CaseContext& c, CaseClient& client) : c_(c), client_(client) {}
+
+  // A fresh evidence folder holding the script the mock server runs.
+  void prepare_evidence() {
+    fs::remove_all(c_.dir);
+    fs::create_directories(c_.dir);
+    const RunSettings settings{c_.planned.transport, c_.setup.revision,
+                               c_.setup.timeout_multiplier};
+    const Json resolved = resolve_script(*c_.planned.scenario, c_.setup.defaults, settings);
+    write_file(c_.dir / "script.json", client_.script(c_, resolved).dump(2) + "\n");
+  }
+
+  CaseObservations play() {
+    const Json server = start_mock_server();
+    CaseObservations observed;
+    observed.transport = c_.planned.transport;
+    observed.revision = c_.setup.revision;
+    const ClientEnd end = client_.play(c_, server);
+    observed.driver = end.driver;
+    stop_mock_server_after_client(end.stop);
+    read_evidence(observed);
+    return observed;
+  }
+
+ private:
+  // stdio: the client spawns the mock server. HTTP: the runner starts it and hands the
+  // client its URL.
+  Json start_mock_server() {
+    const fs::path script_file = c_.dir / "script.json";
+    if (!is_http_transport(c_.planned.transport)) {
+      return {{"command", mock_server_argv(c_.setup.mock_stdio_server, script_file, c_.dir)}};
+    }
+    const fs::path stderr_file = c_.dir / "mock.stderr";
+    http_server_.emplace(mock_server_argv(c_.setup.mock_http_server, script_file, c_.dir),
+                         stderr_file);
+    // Its first stdout line is {"url":"http://..."}.
+    const auto line = http_server_->next_line(c_.grace * 2);
+    const json parsed = line ? json::parse(*line, nullptr, false) : json();
+    if (parsed.is_object() && parsed.contains("url") && parsed["url"].is_string()) return parsed;
+    const std::string why =
+        line ? "printed " + *line
+             : "printed no URL within " + std::to_string((c_.grace * 2).count()) + " ms";
+    throw std::runtime_error("the HTTP mock server did not start: it " + why + "; " +
+                             http_server_->stop(std::chrono::milliseconds(500)) +
+                             "; stderr: " + read_file_or_empty(stderr_file).substr(0, 400));
+  }
+
+  void stop_mock_server_after_client(MockStop how) {
+    if (http_server_) {
+      http_server_->stop(c_.grace);
+    } else {
+      // It normally exits with the client; one the client left running (in another process
+      // group, ignoring end of file) is stopped, so no case leaves a process behind.
+      stop_mock_server(c_.dir / "mock.pid", c_.grace, how);
+    }
+  }
+
+  // The transcript, the runner's own observation of it, and what the client reported.
+  void read_evidence(CaseObservations& observed) {
+    observed.transcript = read_transcript(c_.dir / "transcript.jsonl");
+    // A stdio client that had not started its server when the start-up budget ran out did not
+    // start: the runner sees that here, as the HTTP mock server sees it there.
+    if (!http_server_ && observed.driver &&
+        observed.driver->kind == ChildOutcome::Kind::kTimedOut && !observed.transcript.present &&
+        !fs::exists(c_.dir / "mock.pid"))
+      observed.transcript.startup_exceeded_ms =
+          static_cast<double>(scaled_ms(c_.timeouts, "startup_ms").count());
+    // Judged as the mock server's observations are.
+    if (c_.setup.schemas) {
+      const auto revision = observed.transcript.negotiated.value_or(c_.setup.revision);
+      if (auto record = schema_check(observed.transcript, revision, *c_.setup.schemas))
+        observed.transcript.checks.push_back(std::move(*record));
+    }
+    client_.observe(c_, observed);
+  }
+
+  const CaseContext& c_;
+  CaseClient& client_;
+  std::optional<BackgroundProcess> http_server_;
+};
+
+// The verdict and checks of what was observed, and a transcript excerpt when it did not pass.
+void judge(CaseResult& result, const Scenario& scenario, const CaseObservations& observed,
+           const SpecReferences& refs) {
   Evaluation evaluation = evaluate_case(scenario, observed, refs);
   result.verdict = evaluation.verdict;
   result.reason = evaluation.reason;
@@ -133,137 +250,24 @@ void judge_case(CaseResult& result, const Scenario& scenario, const CaseObservat
   }
 }
 
-namespace {
-
-// One planned case run in its evidence folder: the resolved script, the mock server, the
-// driver, and what they left behind.
-class CaseRun {
- public:
-  CaseRun(const PlannedCase& planned, const SuiteSetup& setup, fs::path dir)
-      : planned_(planned),
-        setup_(setup),
-        dir_(std::move(dir)),
-        script_file_(dir_ / "script.json"),
-        timeouts_(scaled_timeouts(setup.defaults, setup.timeout_multiplier)),
-        grace_(driver_grace(setup.timeout_multiplier)),
-        steps_(resolve_driver_steps(*planned.scenario, timeouts_)) {}
-
-  CaseObservations run(DriverSession* session) {
-    write_script();
-    const json server = start_mock_server();
-    const DriverInvocation invocation = driver_invocation(server);
-    write_file(dir_ / "reproduce.sh", reproduce_script(invocation, server.value("url", ""),
-                                                       setup_.mock_http_server, script_file_));
-    fs::permissions(dir_ / "reproduce.sh", fs::perms::owner_exec | fs::perms::group_exec,
-                    fs::perm_options::add);
-    const SpawnSpec spec = driver_spec(invocation);
-    CaseObservations observed;
-    observed.transport = planned_.transport;
-    observed.revision = setup_.revision;
-    observed.official_harness = setup_.official_harness;
-    observed.driver = session ? session->run_case(invocation, spec) : run_child(spec);
-    stop_mock_server_after_driver();
-    read_evidence(observed, session);
-    return observed;
-  }
-
- private:
-  void write_script() {
-    const RunSettings settings{planned_.transport, setup_.revision, setup_.timeout_multiplier};
-    Json script = resolve_script(*planned_.scenario, setup_.defaults, settings);
-    if (setup_.official_harness) script = official_harness_script(std::move(script));
-    write_file(script_file_, script.dump(2) + "\n");
-  }
-
-  // stdio: the client spawns the mock server. HTTP: the runner starts it and hands the
-  // driver its URL.
-  json start_mock_server() {
-    if (!is_http_transport(planned_.transport)) {
-      return {{"command", mock_server_argv(setup_.mock_stdio_server, script_file_, dir_)}};
-    }
-    http_server_.emplace(mock_server_argv(setup_.mock_http_server, script_file_, dir_),
-                         dir_ / "mock.stderr");
-    return {{"url", read_server_url(*http_server_, grace_ * 2, dir_ / "mock.stderr")}};
-  }
-
-  DriverInvocation driver_invocation(const json& server) const {
-    const auto& id = planned_.scenario->id;
-    return setup_.official_harness
-               ? official_harness_invocation(setup_.driver_argv, id, planned_.transport,
-                                             setup_.revision, server.value("url", ""))
-               : make_invocation(setup_.driver_argv, id, planned_.transport, setup_.revision,
-                                 server, steps_);
-  }
-
-  // The mock server ends the script at the case deadline, which runs from the client's first
-  // contact; the driver gets a little more to finish its close step before it counts as hung.
-  // A client that started late has its deadline moved on while the mock server still runs,
-  // and once more after it ended, up to the latest the script can end.
-  SpawnSpec driver_spec(const DriverInvocation& invocation) const {
-    SpawnSpec spec;
-    spec.argv = invocation.argv;
-    spec.extra_env = invocation.env;
-    spec.stdout_file = dir_ / "client.stdout";
-    spec.stderr_file = dir_ / "client.stderr";
-    const auto deadline = scaled_ms(timeouts_, "case_deadline_ms");
-    spec.deadline = deadline + grace_;
-    spec.kill_grace = grace_;
-    spec.output_drain = grace_;
-    const auto startup = scaled_ms(timeouts_, "startup_ms");
-    spec.deadline_limit = startup + deadline + kMockWatchdog + grace_ * 2;
-    spec.extend_while = deadline_extension(dir_ / "mock.pid", startup);
-    return spec;
-  }
-
-  void stop_mock_server_after_driver() {
-    if (http_server_) {
-      http_server_->stop(grace_);
-    } else {
-      // It normally exits with the client; one the client left running (in another process
-      // group, ignoring end of file) is stopped, so no case leaves a process behind.
-      stop_mock_server(dir_ / "mock.pid", grace_, MockStop::kAfterGrace);
-    }
-  }
-
-  // The driver's step lines, the transcript, and the runner's own observation of it.
-  void read_evidence(CaseObservations& observed, DriverSession* session) const {
-    // A harness's stdout is its own business: only a driver's holds step lines.
-    if (!setup_.official_harness) {
-      observed.driver_report =
-          parse_driver_output(read_file_or_empty(dir_ / "client.stdout"), steps_);
-      // A driver that broke the protocol runs no further case.
-      if (session && observed.driver_report.problem) session->retire();
-    }
-    observed.transcript = read_transcript(dir_ / "transcript.jsonl");
-    // A stdio client that had not started its server when the start-up budget ran out did not
-    // start: the runner sees that here, as the HTTP mock server sees it there.
-    if (!http_server_ && observed.driver->kind == ChildOutcome::Kind::kTimedOut &&
-        !observed.transcript.present && !fs::exists(dir_ / "mock.pid"))
-      observed.transcript.startup_exceeded_ms =
-          static_cast<double>(scaled_ms(timeouts_, "startup_ms").count());
-    // Judged as the mock server's observations are.
-    if (setup_.schemas) {
-      const auto revision = observed.transcript.negotiated.value_or(setup_.revision);
-      if (auto record = schema_check(observed.transcript, revision, *setup_.schemas))
-        observed.transcript.checks.push_back(std::move(*record));
-    }
-  }
-
-  const PlannedCase& planned_;
-  const SuiteSetup& setup_;
-  const fs::path dir_;
-  const fs::path script_file_;
-  const TimeoutTable timeouts_;
-  const std::chrono::milliseconds grace_;
-  const json steps_;
-  std::optional<BackgroundProcess> http_server_;
-};
+void write_verdict(const CaseResult& result, const CaseClient& client) {
+  Json verdict = to_json(result);
+  client.annotate(verdict);
+  // Broken UTF-8 a client may have sent is replaced rather than thrown on.
+  write_file(result.evidence_dir / "verdict.json",
+             verdict.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+}
 
 }  // namespace
 
-CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverSession* session) {
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, CaseClient& client) {
   const Scenario& scenario = *planned.scenario;
-  CaseResult result = case_result_for(scenario, planned.transport);
+  CaseResult result;
+  result.case_id = scenario.id;
+  result.transport = planned.transport;
+  result.title = scenario.title;
+  result.description = scenario.description;
+  result.catches = scenario.catches;
   if (planned.unsupported) {
     result.verdict = Verdict::Unsupported;
     result.unsupported = planned.unsupported_kind;
@@ -271,12 +275,18 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverS
     return result;
   }
   const auto started = std::chrono::steady_clock::now();
-  const fs::path dir = evidence_dir_for(setup.report_dir, planned.transport, scenario.id);
-  result.evidence_dir = dir;
+  result.evidence_dir = setup.report_dir / "cases" / planned.transport / scenario.id;
   try {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    judge_case(result, scenario, CaseRun(planned, setup, dir).run(session), setup.refs);
+    const TimeoutTable timeouts = scaled_timeouts(setup.defaults, setup.timeout_multiplier);
+    const CaseContext c{planned,
+                        setup,
+                        result.evidence_dir,
+                        timeouts,
+                        driver_grace(setup.timeout_multiplier),
+                        resolve_driver_steps(scenario, timeouts)};
+    CasePipeline pipeline(c, client);
+    pipeline.prepare_evidence();
+    judge(result, scenario, pipeline.play(), setup.refs);
   } catch (const std::exception& e) {
     // The suite's own trouble (a full disk, an unwritable folder) is never the client's fault.
     result.verdict = Verdict::Error;
@@ -285,12 +295,17 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverS
   result.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   try {
-    write_case_verdict(result);
+    write_verdict(result, client);
   } catch (const std::exception& e) {
     result.verdict = Verdict::Error;
     result.reason = e.what();
   }
   return result;
+}
+
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, DriverSession* session) {
+  DriverClient client(session);
+  return run_case(planned, setup, client);
 }
 
 }  // namespace mcpping

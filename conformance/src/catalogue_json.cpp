@@ -92,30 +92,6 @@ OrderedJson case_json(const Scenario& scenario, const SpecReferences* refs) {
 
 }  // namespace
 
-std::vector<const Scenario*> select_scenarios(const std::vector<Scenario>& scenarios,
-                                              const CatalogueSelection& selection) {
-  const auto matches = [&](const std::string& glob, const Scenario& scenario) {
-    return glob_matches(glob, scenario.id);
-  };
-  for (const auto& glob : selection.globs) {
-    if (std::none_of(scenarios.begin(), scenarios.end(),
-                     [&](const Scenario& scenario) { return matches(glob, scenario); })) {
-      throw std::invalid_argument("--scenario '" + glob + "' matches no case");
-    }
-  }
-  std::vector<const Scenario*> selected;
-  for (const auto& scenario : scenarios) {
-    if (!selection.globs.empty() &&
-        std::none_of(selection.globs.begin(), selection.globs.end(),
-                     [&](const std::string& glob) { return matches(glob, scenario); })) {
-      continue;
-    }
-    if (selection.transport && !scenario.runs_on(*selection.transport)) continue;
-    selected.push_back(&scenario);
-  }
-  return selected;
-}
-
 Level highest_level(const Scenario& scenario) {
   Level highest = Level::Info;
   const auto consider = [&](Level level) {

@@ -40,21 +40,8 @@ namespace {
 
 namespace asio = boost::asio;
 namespace bp2 = boost::process::v2;
-
-// A descriptor, closed when it goes out of scope.
-class OwnedFd {
- public:
-  explicit OwnedFd(int fd) : fd_(fd) {}
-  ~OwnedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  OwnedFd(const OwnedFd&) = delete;
-  OwnedFd& operator=(const OwnedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using process_detail::CappedFile;
+using process_detail::Fd;
 
 [[noreturn]] void throw_errno(int error, const std::string& what) {
   throw std::system_error(error, std::generic_category(), what);
@@ -63,7 +50,7 @@ class OwnedFd {
 // A pipe for a child's output: the read end goes to `reader`, the write end, for the child, is
 // returned. Both are close-on-exec, so that no other child inherits them: a driver holding
 // another case's pipe made that case wait for it (its output drain) until it ended.
-OwnedFd output_pipe(asio::readable_pipe& reader) {
+Fd output_pipe(asio::readable_pipe& reader) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
   try {
@@ -73,13 +60,13 @@ OwnedFd output_pipe(asio::readable_pipe& reader) {
     ::close(ends[1]);
     throw;
   }
-  return OwnedFd(ends[1]);
+  return Fd(ends[1]);
 }
 
-OwnedFd open_for_child(const std::filesystem::path& file, int flags) {
+Fd open_for_child(const std::filesystem::path& file, int flags) {
   const int fd = ::open(file.c_str(), flags | O_CLOEXEC, 0644);
   if (fd < 0) throw_errno(errno, "cannot open " + file.string());
-  return OwnedFd(fd);
+  return Fd(fd);
 }
 
 }  // namespace
@@ -133,6 +120,8 @@ pid_t spawn(const std::filesystem::path& program, const std::vector<std::string>
   return pid;
 }
 
+Fd open_pidfd(pid_t pid) { return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))); }
+
 void record_wait_status(int status, ChildOutcome& outcome) {
   if (WIFSIGNALED(status)) {
     outcome.kind = ChildOutcome::Kind::kSignaled;
@@ -151,23 +140,18 @@ namespace {
 class Capture {
  public:
   Capture(asio::io_context& ctx, const std::filesystem::path& file, std::size_t cap)
-      : pipe_(ctx), file_(file, std::ios::binary | std::ios::trunc), cap_(cap) {}
+      : pipe_(ctx), file_(file, cap) {}
 
   asio::readable_pipe& pipe() { return pipe_; }
   bool open() const { return open_; }
-  std::size_t bytes() const { return bytes_; }
+  std::size_t bytes() const { return file_.bytes(); }
 
   void start() {
     pipe_.async_read_some(asio::buffer(buffer_),
                           [this](boost::system::error_code ec, std::size_t n) {
-                            if (n > 0) keep(n);
+                            file_.write(std::string_view(buffer_.data(), n));
                             if (ec) {
                               open_ = false;
-                              if (bytes_ > cap_) {
-                                file_ << "\n[mcp-ping-conformance: output cut at " << cap_ << " of "
-                                      << bytes_ << " bytes]\n";
-                              }
-                              file_.flush();
                               return;
                             }
                             start();
@@ -181,16 +165,8 @@ class Capture {
   }
 
  private:
-  void keep(std::size_t n) {
-    if (bytes_ < cap_)
-      file_.write(buffer_.data(), static_cast<std::streamsize>(std::min(n, cap_ - bytes_)));
-    bytes_ += n;
-  }
-
   asio::readable_pipe pipe_;
-  std::ofstream file_;
-  std::size_t cap_;
-  std::size_t bytes_ = 0;
+  CappedFile file_;
   bool open_ = true;
   std::array<char, 65536> buffer_{};
 };
@@ -382,9 +358,9 @@ ChildOutcome run_child(const SpawnSpec& spec) {
   std::optional<bp2::process> child;
   try {
     // The child's ends are closed here once it has them.
-    const OwnedFd in = open_for_child("/dev/null", O_RDONLY);
-    const OwnedFd out_end = output_pipe(out.pipe());
-    const OwnedFd err_end = output_pipe(err.pipe());
+    const Fd in = open_for_child("/dev/null", O_RDONLY);
+    const Fd out_end = output_pipe(out.pipe());
+    const Fd err_end = output_pipe(err.pipe());
     child.emplace(ctx.get_executor(), spawn(*program, argv, child_environment(spec.extra_env),
                                             in.get(), out_end.get(), err_end.get()));
   } catch (const std::exception& e) {
@@ -427,9 +403,9 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
   if (!program)
     throw std::runtime_error("cannot start " + (argv.empty() ? "''" : argv[0]) + ": " + why);
   try {
-    const OwnedFd in = open_for_child("/dev/null", O_RDONLY);
-    const OwnedFd out = output_pipe(state_->out);
-    const OwnedFd err = open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
+    const Fd in = open_for_child("/dev/null", O_RDONLY);
+    const Fd out = output_pipe(state_->out);
+    const Fd err = open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
     std::vector<std::string> args = argv;
     args.front() = program->string();
     state_->child.emplace(state_->ctx.get_executor(), spawn(*program, args, child_environment({}),
@@ -446,10 +422,6 @@ BackgroundProcess::~BackgroundProcess() {
   } catch (...) {
     // Nothing more can be done here, and a destructor must not throw.
   }
-}
-
-std::optional<std::string> BackgroundProcess::first_line(std::chrono::milliseconds timeout) {
-  return next_line(timeout);
 }
 
 std::optional<std::string> BackgroundProcess::next_line(std::chrono::milliseconds timeout) {
@@ -503,11 +475,9 @@ std::optional<ChildOutcome> BackgroundProcess::wait(std::chrono::milliseconds ti
   if (s.ended) return s.ended;
   if (!s.child || s.outcome) return std::nullopt;
   // A pidfd turns readable when the process ends; running() then reaps it.
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, s.child->id(), 0));
-  if (pidfd >= 0) {
-    pollfd waiter{pidfd, POLLIN, 0};
+  if (const Fd pidfd = process_detail::open_pidfd(s.child->id())) {
+    pollfd waiter{pidfd.get(), POLLIN, 0};
     ::poll(&waiter, 1, static_cast<int>(timeout.count()));
-    ::close(pidfd);
   }
   boost::system::error_code ec;
   if (s.child->running(ec) || ec) return std::nullopt;

@@ -4,13 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <utility>
 
@@ -24,16 +24,20 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-std::string session_stderr_marker(unsigned long case_number) {
-  return "mcp-conformance: end of case " + std::to_string(case_number) + "\n";
-}
-
 bool offers_sessions(const std::string& stdout_text) {
   const std::string first = stdout_text.substr(0, stdout_text.find('\n'));
   const json hello = json::parse(first, nullptr, false);
   return hello.is_object() && hello.value("driver_sessions", json()) == json(1);
 }
 
+namespace {
+
+// What ends a case on the driver's stderr.
+std::string session_stderr_marker(unsigned long case_number) {
+  return "mcp-conformance: end of case " + std::to_string(case_number) + "\n";
+}
+
+// The line sent on the session's stdin for one case.
 std::string session_request(unsigned long case_number, const DriverInvocation& invocation,
                             std::size_t driver_words) {
   json args = json::array();
@@ -44,47 +48,12 @@ std::string session_request(unsigned long case_number, const DriverInvocation& i
          "\n";
 }
 
-// Named, not anonymous: DriverSession::CaseReader, a member of a class the header declares,
-// holds CappedFiles, and GCC refuses a field of an anonymous type there when the file is
-// compiled inside a unity translation unit (-Wsubobject-linkage).
-namespace session_files {
+}  // namespace
 
-// A file that keeps at most `cap` bytes of what is written to it, and counts the rest.
-class CappedFile {
- public:
-  CappedFile(const fs::path& file, std::size_t cap)
-      : out_(file, std::ios::binary | std::ios::trunc), cap_(cap) {}
-  ~CappedFile() {
-    if (bytes_ > cap_) {
-      out_ << "\n[mcp-ping-conformance: output cut at " << cap_ << " of " << bytes_ << " bytes]\n";
-    }
-  }
-  CappedFile(const CappedFile&) = delete;
-  CappedFile& operator=(const CappedFile&) = delete;
-
-  void write(std::string_view text) {
-    if (bytes_ < cap_)
-      out_.write(text.data(), static_cast<std::streamsize>(std::min(text.size(), cap_ - bytes_)));
-    bytes_ += text.size();
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::ofstream out_;
-  std::size_t cap_;
-  std::size_t bytes_ = 0;
-};
-
-}  // namespace session_files
-
-using session_files::CappedFile;
+using process_detail::CappedFile;
+using process_detail::Fd;
 
 namespace {
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 // Reads what is there without blocking: false once the other end is closed.
 bool read_available(int fd, std::string& into) {
@@ -105,54 +74,48 @@ bool read_available(int fd, std::string& into) {
 struct DriverSession::Process {
   pid_t pid = -1;
   std::optional<process_groups::LiveGroup> registered;
-  int input = -1;  // our end of its stdin (a socket: a write to a dead driver is EPIPE, no signal)
-  int out = -1;
-  int err = -1;
-  int pidfd = -1;
+  Fd input;  // our end of its stdin (a socket: a write to a dead driver is EPIPE, no signal)
+  Fd out;
+  Fd err;
+  Fd pidfd;
   std::string out_buffer;  // stdout read but not yet a whole line
   std::string err_buffer;  // stderr read but not yet given to a case
   bool hello_seen = false;
   std::optional<int> wait_status;  // it has exited (and was reaped)
 
   ~Process() {
-    if (pid > 0 && !wait_status) {
-      ::kill(-pid, SIGKILL);
-      int status = 0;
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-    } else if (pid > 0) {
-      ::kill(-pid, SIGKILL);  // whatever it left in its group
-    }
-    close_fd(input);
-    close_fd(out);
-    close_fd(err);
-    close_fd(pidfd);
+    if (pid <= 0) return;
+    ::kill(-pid, SIGKILL);  // it, or whatever it left in its group
+    if (!wait_status) wait_for_exit();
   }
 
   // Reaps it when it has exited: true then.
   bool reap() {
     if (wait_status) return true;
     int status = 0;
-    const pid_t got = ::waitpid(pid, &status, WNOHANG);
-    if (got != pid) return false;
+    if (::waitpid(pid, &status, WNOHANG) != pid) return false;
     wait_status = status;
-    close_fd(pidfd);
+    pidfd = Fd();
     return true;
+  }
+
+  void wait_for_exit() {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    wait_status = status;
   }
 
   // Up to `grace` for it to end by itself (it ends at the end of its stdin), then SIGKILL.
   void finish(std::chrono::milliseconds grace) {
-    close_fd(input);
-    if (!reap() && pidfd >= 0) {
-      pollfd waiter{pidfd, POLLIN, 0};
+    input = Fd();
+    if (!reap() && pidfd) {
+      pollfd waiter{pidfd.get(), POLLIN, 0};
       ::poll(&waiter, 1, static_cast<int>(grace.count()));
     }
     if (!reap()) {
       ::kill(-pid, SIGKILL);
-      int status = 0;
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      wait_status = status;
+      wait_for_exit();
     }
     ::kill(-pid, SIGKILL);
   }
@@ -179,7 +142,7 @@ const std::vector<std::string> kCaseVariables = {
 void DriverSession::drop_untrusted_process() {
   // A process that died, or wrote on stdout between cases, is not given another case.
   if (process_) {
-    if (!read_available(process_->out, process_->out_buffer) || process_->reap() ||
+    if (!read_available(process_->out.get(), process_->out_buffer) || process_->reap() ||
         !process_->out_buffer.empty())
       process_.reset();
   }
@@ -199,10 +162,13 @@ std::optional<std::string> DriverSession::start_process() {
   int input[2] = {-1, -1};
   int out[2] = {-1, -1};
   int err[2] = {-1, -1};
+  const bool piped = ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) == 0 &&
+                     ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0;
+  const int error = errno;
+  // Closed on every path; the runner's ends move into the process.
+  Fd ends[] = {Fd(input[0]), Fd(input[1]), Fd(out[0]), Fd(out[1]), Fd(err[0]), Fd(err[1])};
+  if (!piped) return "pipes for the driver: " + std::string(std::strerror(error));
   try {
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0 ||
-        ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-      throw std::system_error(errno, std::generic_category(), "pipes for the driver");
     std::vector<std::string> argv = driver_argv_;
     argv.front() = program->string();
     process->pid = process_detail::spawn(
@@ -210,17 +176,15 @@ std::optional<std::string> DriverSession::start_process() {
         process_detail::child_environment({{kSessionVariable, "1"}}, kCaseVariables), input[1],
         out[1], err[1]);
   } catch (const std::exception& e) {
-    for (int* fd : {&input[0], &input[1], &out[0], &out[1], &err[0], &err[1]}) close_fd(*fd);
     return e.what();
   }
   process->registered.emplace(process->pid);
-  for (int* fd : {&input[1], &out[1], &err[1]}) close_fd(*fd);
-  process->input = input[0];
-  process->out = out[0];
-  process->err = err[0];
-  ::fcntl(process->out, F_SETFL, O_NONBLOCK);
-  ::fcntl(process->err, F_SETFL, O_NONBLOCK);
-  process->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, process->pid, 0));
+  process->input = std::move(ends[0]);
+  process->out = std::move(ends[2]);
+  process->err = std::move(ends[4]);
+  ::fcntl(process->out.get(), F_SETFL, O_NONBLOCK);
+  ::fcntl(process->err.get(), F_SETFL, O_NONBLOCK);
+  process->pidfd = process_detail::open_pidfd(process->pid);
   process_ = std::move(process);
   return std::nullopt;
 }
@@ -319,20 +283,20 @@ class DriverSession::CaseReader {
   // process's end, and takes in what came.
   void wait_and_read(Clock::time_point now) {
     std::vector<pollfd> fds;
-    if (out_open_) fds.push_back({p_.out, POLLIN, 0});
-    if (err_open_) fds.push_back({p_.err, POLLIN, 0});
-    if (!p_.wait_status && p_.pidfd >= 0) fds.push_back({p_.pidfd, POLLIN, 0});
+    if (out_open_) fds.push_back({p_.out.get(), POLLIN, 0});
+    if (err_open_) fds.push_back({p_.err.get(), POLLIN, 0});
+    if (!p_.wait_status && p_.pidfd) fds.push_back({p_.pidfd.get(), POLLIN, 0});
     auto wake = Clock::now() + std::chrono::milliseconds(100);
     if (!timed_out_ && !end_line_) wake = std::min(wake, deadline_at_);
     wake = std::min({wake, kill_at_, drain_until_});
     const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
     ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(0, wait_ms.count())));
     if (out_open_) {
-      out_open_ = read_available(p_.out, p_.out_buffer);
+      out_open_ = read_available(p_.out.get(), p_.out_buffer);
       take_stdout();
     }
     if (err_open_) {
-      err_open_ = read_available(p_.err, p_.err_buffer);
+      err_open_ = read_available(p_.err.get(), p_.err_buffer);
       take_stderr();
     }
   }
@@ -421,7 +385,7 @@ ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const S
     }
   }
   CaseReader reader(*process_, spec, number, started);
-  send_request_line(process_->input, request);
+  send_request_line(process_->input.get(), request);
   reader.run();
   auto outcome = reader.outcome();
   if (!reader.reusable(outcome)) {

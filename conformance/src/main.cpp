@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <ctime>
 #include <deque>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <set>
@@ -19,6 +18,7 @@
 #include "conformance/cli.hpp"
 #include "conformance/installation.hpp"
 #include "conformance/job_budget.hpp"
+#include "conformance/mock_watch.hpp"
 #include "conformance/official_harness.hpp"
 #include "conformance/schema_validation.hpp"
 #include "conformance/serve_session.hpp"
@@ -69,12 +69,7 @@ Catalogue load(const std::optional<fs::path>& fixtures, const ScenarioFilter& wa
 // Ctrl-C or a TERM from CI: drivers sit in their own process groups, so take them down
 // before leaving.
 void start_interrupt_watcher() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = block_shutdown_signals();
   std::thread([signals] {
     int received = 0;
     sigwait(&signals, &received);
@@ -258,11 +253,7 @@ int merge(const MergeOptions& options) {
   const RunResult combined = combined_run(clients);  // may refuse: before anything is written
   const std::vector<fs::path> results = write_client_results(clients, options.output);
   write_junit(combined, options.output / "junit.xml");
-  std::ofstream summary(options.output / "summary.md", std::ios::binary | std::ios::trunc);
-  summary << summary_of_clients(clients);
-  if (!summary) {
-    throw std::runtime_error("cannot write " + (options.output / "summary.md").string());
-  }
+  write_file(options.output / "summary.md", summary_of_clients(clients));
   write_html_report(clients, options.output / "html");
   for (const auto& [label, run] : clients) {
     for (const auto& line : latency_lines(run)) std::cout << label << ": " << line << "\n";
@@ -283,9 +274,7 @@ int write_baseline(const BaselineOptions& options) {
     std::cout << yaml;
     return kExitOk;
   }
-  std::ofstream out(*options.output, std::ios::binary | std::ios::trunc);
-  out << yaml;
-  if (!out) throw std::runtime_error("cannot write " + options.output->string());
+  write_file(*options.output, yaml);
   std::cerr << "wrote " << options.output->string() << "\n";
   return kExitOk;
 }
@@ -319,8 +308,7 @@ Catalogue load_for_run(const RunOptions& options) {
   ScenarioFilter wanted;
   if (!options.scenario_globs.empty() && !options.baseline) {
     wanted = [&globs = options.scenario_globs](const std::string& id) {
-      return std::any_of(globs.begin(), globs.end(),
-                         [&id](const std::string& glob) { return glob_matches(glob, id); });
+      return matches_any(globs, id);
     };
   }
   return load(options.fixtures, wanted);
@@ -464,13 +452,15 @@ int run(const RunOptions& options) {
 
 int serve(const ServeOptions& options) {
   Catalogue catalogue = load(options.fixtures);
-  ServeSetup setup{std::move(catalogue.defaults), std::move(catalogue.refs), {}, {}};
+  SuiteSetup setup;
+  setup.defaults = std::move(catalogue.defaults);
+  setup.refs = std::move(catalogue.refs);
   if (!is_http_transport(options.transport)) {
     setup.mock_stdio_server = find_sibling_executable("mcp-mock-stdio-server");
   } else {
     setup.mock_http_server = find_sibling_executable("mcp-mock-http-server");
   }
-  return mcpping::serve(options, catalogue.scenarios, setup, std::cout);
+  return mcpping::serve(options, catalogue.scenarios, std::move(setup), std::cout);
 }
 
 // The run could not start as asked: a value given that the suite cannot use, a report to

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
@@ -15,12 +14,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/process_detail.hpp"
 #include "core/files.hpp"
 
 namespace mcpping {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using process_detail::Fd;
+using process_detail::open_pidfd;
 
 namespace {
 
@@ -33,33 +35,10 @@ sigset_t shutdown_signals() {
   return set;
 }
 
-// A file descriptor closed on every path.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
-
 Fd checked(int fd, const char* what) {
   if (fd < 0) throw std::system_error(errno, std::generic_category(), what);
   return Fd(fd);
 }
-
-Fd open_pidfd(pid_t pid) { return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))); }
 
 // Whether the process behind a pidfd has exited, waiting at most `ms`.
 bool exited(const Fd& pidfd, int ms) {
@@ -142,9 +121,10 @@ void stop_mock_server(const fs::path& pid_file, std::chrono::milliseconds grace,
   }
 }
 
-void block_shutdown_signals() {
+sigset_t block_shutdown_signals() {
   const sigset_t set = shutdown_signals();
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
 }
 
 ScriptEndWait wait_for_script_end(const fs::path& evidence_dir,

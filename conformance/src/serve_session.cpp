@@ -4,21 +4,15 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <optional>
 #include <sstream>
 
 #include "conformance/case_plan.hpp"
-#include "conformance/case_runner.hpp"
-#include "conformance/child_process.hpp"
 #include "conformance/mock_watch.hpp"
 #include "core/driver_op.hpp"
-#include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/timing.hpp"
-#include "core/transcript_model.hpp"
 #include "core/transport.hpp"
 #include "reports/evidence.hpp"
-#include "reports/json_report.hpp"
 
 namespace mcpping {
 
@@ -29,44 +23,6 @@ namespace {
 
 // The name `expect_ms` keeps, in a served script, where a fixture names it for a step.
 constexpr const char* kCataloguedExpect = "catalogue_expect_ms";
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// Ids a mistyped --scenario may have meant: the nearest by edit distance, and those that
-// contain it.
-std::vector<std::string> close_matches(const std::vector<Scenario>& catalogue,
-                                       const std::string& given) {
-  std::string plain = given;
-  plain.erase(std::remove_if(plain.begin(), plain.end(),
-                             [](char c) { return c == '*' || c == '?' || c == '[' || c == ']'; }),
-              plain.end());
-  std::vector<std::pair<std::size_t, std::string>> ranked;
-  for (const auto& scenario : catalogue) {
-    const std::size_t distance = scenario.id.find(plain) != std::string::npos && !plain.empty()
-                                     ? 0
-                                     : edit_distance(plain, scenario.id);
-    if (distance <= std::max<std::size_t>(3, plain.size() / 3)) {
-      ranked.emplace_back(distance, scenario.id);
-    }
-  }
-  std::sort(ranked.begin(), ranked.end());
-  std::vector<std::string> ids;
-  for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) ids.push_back(ranked[i].second);
-  return ids;
-}
 
 std::string timeout_text(const Json& step) {
   if (!step.contains("timeout_ms")) return "";
@@ -107,39 +63,27 @@ std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& option
   return "";
 }
 
-void write_served_verdict(const CaseResult& result, const ServeOptions& options) {
-  Json verdict = to_json(result);
-  verdict["mode"] = "serve";
-  verdict["wait_ms"] = options.wait_ms;
-  write_file(result.evidence_dir / "verdict.json",
-             verdict.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
-}
-
 }  // namespace
 
 const Scenario& pick_served_case(const std::vector<Scenario>& catalogue,
                                  const ServeOptions& options) {
   std::vector<const Scenario*> matches;
-  for (const auto& scenario : catalogue) {
-    if (scenario.id == options.scenario) {  // an exact id wins, whatever else it matches
-      matches = {&scenario};
-      break;
-    }
-    if (glob_matches(options.scenario, scenario.id)) matches.push_back(&scenario);
-  }
-  const std::string given = "--scenario '" + options.scenario + "'";
-  if (matches.empty()) {
-    const auto close = close_matches(catalogue, options.scenario);
-    throw UsageError(given + " matches no case" +
-                     (close.empty() ? "; see 'mcp-ping-conformance list'"
-                                    : "; close matches: " + join(close, ", ")));
+  const auto exact = std::find_if(catalogue.begin(), catalogue.end(),
+                                  [&](const Scenario& s) { return s.id == options.scenario; });
+  try {
+    // An exact id wins, whatever else it matches.
+    matches = exact != catalogue.end() ? std::vector{&*exact}
+                                       : select_scenarios(catalogue, {{options.scenario}, {}});
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   if (matches.size() > 1) {
     std::vector<std::string> listed;
     for (std::size_t i = 0; i < matches.size() && i < 8; ++i) listed.push_back(matches[i]->id);
     if (listed.size() < matches.size())
       listed.push_back("and " + std::to_string(matches.size() - listed.size()) + " more");
-    throw UsageError(given + " matches " + std::to_string(matches.size()) +
+    throw UsageError("--scenario '" + options.scenario + "' matches " +
+                     std::to_string(matches.size()) +
                      " cases; serve runs one: " + join(listed, ", "));
   }
   const Scenario* picked = matches.front();
@@ -152,10 +96,7 @@ const Scenario& pick_served_case(const std::vector<Scenario>& catalogue,
   return *picked;
 }
 
-Json human_paced_script(const Scenario& scenario, const Defaults& defaults,
-                        const ServeOptions& options) {
-  const RunSettings settings{options.transport, options.revision, options.timeout_multiplier};
-  Json script = resolve_script(scenario, defaults, settings);
+Json human_paced_script(Json script, long wait_ms) {
   Json& timeouts = script["timeouts"];
   timeouts[kCataloguedExpect] = timeouts["expect_ms"];
   for (auto& step : script["script"]) {
@@ -163,9 +104,8 @@ Json human_paced_script(const Scenario& scenario, const Defaults& defaults,
       if (step.contains(key) && step[key] == "expect_ms") step[key] = kCataloguedExpect;
     }
   }
-  timeouts["expect_ms"] = static_cast<double>(options.wait_ms);
-  timeouts["case_deadline_ms"] = static_cast<double>(options.wait_ms);
-  timeouts["startup_ms"] = static_cast<double>(options.wait_ms);
+  for (const char* bound : {"expect_ms", "case_deadline_ms", "startup_ms"})
+    timeouts[bound] = static_cast<double>(wait_ms);
   return script;
 }
 
@@ -235,83 +175,92 @@ int served_exit_status(const CaseResult& result) {
   return exit_code(run_status(run));
 }
 
-int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
-          const ServeSetup& setup, std::ostream& out) {
+namespace {
+
+// A person drives the client: told what to give it and what to have it do, then awaited until
+// the script ends or a SIGINT/SIGTERM/SIGHUP.
+class PersonAtTheClient final : public CaseClient {
+ public:
+  PersonAtTheClient(const ServeOptions& options, std::ostream& out)
+      : options_(options), out_(out) {}
+
+  Json script(const CaseContext&, Json resolved) const override {
+    return human_paced_script(std::move(resolved), options_.wait_ms);
+  }
+
+  ClientEnd play(const CaseContext& c, const Json& server) override {
+    instruct(c, server);
+    // Over HTTP the server is up already; over stdio the client starts it when it connects.
+    const milliseconds wait(options_.wait_ms);
+    const bool stdio = server.contains("command");
+    ended_ =
+        wait_for_script_end(c.dir, stdio ? wait : c.grace * 2, wait * 2 + kMockWatchdog + c.grace);
+    const bool ending_by_itself =
+        ended_.end == ScriptEnd::kEnded || ended_.end == ScriptEnd::kServerExited;
+    return {std::nullopt, ending_by_itself ? MockStop::kAfterGrace : MockStop::kTerminateFirst};
+  }
+
+  void observe(const CaseContext&, CaseObservations& observed) override {
+    out_ << why_it_stopped(ended_, options_, observed.transcript.end_reason) << "\n";
+  }
+
+  void annotate(Json& verdict) const override {
+    verdict["mode"] = "serve";
+    verdict["wait_ms"] = options_.wait_ms;
+  }
+
+ private:
+  void instruct(const CaseContext& c, const Json& server) {
+    const Scenario& scenario = *c.planned.scenario;
+    out_ << "mcp-ping-conformance serve: " << scenario.id << " over "
+         << transport_name(options_.transport) << ", revision " << options_.revision << "\n  "
+         << scenario.title << "\n  " << scenario.description << "\n\n";
+    if (server.contains("command")) {
+      out_ << "Configure your client to start this MCP server over stdio:\n"
+           << stdio_server_text(server["command"].get<std::vector<std::string>>());
+    } else {
+      out_ << "Point your client at this MCP server (" << transport_name(options_.transport)
+           << "):\n  url: " << server["url"].get<std::string>() << "\n";
+    }
+    out_ << "\nThen have your client, in this order (offering protocol version "
+         << options_.revision << "):\n";
+    for (std::size_t i = 0; i < c.steps.size(); ++i) {
+      out_ << "  " << i + 1 << ". " << client_step_text(c.steps[i], options_.transport) << "\n";
+    }
+    out_ << "\nWaiting up to " << options_.wait_ms
+         << " ms for your client's first contact, then up to " << options_.wait_ms
+         << " ms for the script to end (Ctrl-C stops the server and judges what came)...\n"
+         << std::flush;
+  }
+
+  const ServeOptions& options_;
+  std::ostream& out_;
+  ScriptEndWait ended_;
+};
+
+}  // namespace
+
+int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue, SuiteSetup setup,
+          std::ostream& out) {
   // First: a Ctrl-C from here on is an event of the wait, never a death that leaves the HTTP
   // mock server running.
   block_shutdown_signals();
   const Scenario& scenario = pick_served_case(catalogue, options);
-  CaseResult result = case_result_for(scenario, options.transport);
-
+  const PlanRequest request{
+      {scenario.id}, options.transport, options.revision, {options.transport}};
+  const PlannedCase planned = plan_cases(catalogue, request).front();
   // The same applicability as `run`: a case outside the revision has nothing to serve.
-  const PlanRequest request{{}, options.transport, options.revision, {options.transport}};
-  const auto planned = plan_cases({scenario}, request);
-  if (!planned.empty() && planned.front().unsupported) {
-    out << "nothing to serve: " << *planned.front().unsupported << "\n"
+  if (planned.unsupported) {
+    out << "nothing to serve: " << *planned.unsupported << "\n"
         << "UNSUPPORTED  " << scenario.id << " (" << options.transport << ")\n";
     return 0;  // UNSUPPORTED fails nothing
   }
-
-  const auto started = std::chrono::steady_clock::now();
+  setup.revision = options.revision;
+  setup.timeout_multiplier = options.timeout_multiplier;
   fs::create_directories(options.report_dir);
-  const fs::path dir =
-      evidence_dir_for(fs::canonical(options.report_dir), options.transport, scenario.id);
-  result.evidence_dir = dir;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const fs::path script_file = dir / "script.json";
-  write_file(script_file, human_paced_script(scenario, setup.defaults, options).dump(2) + "\n");
-  const Json steps =
-      resolve_driver_steps(scenario, scaled_timeouts(setup.defaults, options.timeout_multiplier));
-  const milliseconds grace = driver_grace(options.timeout_multiplier);
-  const milliseconds wait(options.wait_ms);
-  const bool stdio = !is_http_transport(options.transport);
-
-  out << "mcp-ping-conformance serve: " << scenario.id << " over "
-      << transport_name(options.transport) << ", revision " << options.revision << "\n  "
-      << scenario.title << "\n  " << scenario.description << "\n\n";
-  std::optional<BackgroundProcess> http_server;
-  if (stdio) {
-    out << "Configure your client to start this MCP server over stdio:\n"
-        << stdio_server_text(mock_server_argv(setup.mock_stdio_server, script_file, dir));
-  } else {
-    http_server.emplace(mock_server_argv(setup.mock_http_server, script_file, dir),
-                        dir / "mock.stderr");
-    out << "Point your client at this MCP server (" << transport_name(options.transport) << "):\n"
-        << "  url: " << read_server_url(*http_server, grace * 2, dir / "mock.stderr") << "\n";
-  }
-  out << "\nThen have your client, in this order (offering protocol version " << options.revision
-      << "):\n";
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    out << "  " << i + 1 << ". " << client_step_text(steps[i], options.transport) << "\n";
-  }
-  out << "\nWaiting up to " << options.wait_ms << " ms for your client's first contact, then up to "
-      << options.wait_ms
-      << " ms for the script to end (Ctrl-C stops the server and judges what came)...\n"
-      << std::flush;
-
-  // Over HTTP the server is up already; over stdio the client starts it when it connects.
-  const ScriptEndWait ended =
-      wait_for_script_end(dir, stdio ? wait : grace * 2, wait * 2 + kMockWatchdog + grace);
-  if (http_server) {
-    http_server->stop(grace);
-  } else {
-    const bool ending_by_itself =
-        ended.end == ScriptEnd::kEnded || ended.end == ScriptEnd::kServerExited;
-    stop_mock_server(dir / "mock.pid", grace,
-                     ending_by_itself ? MockStop::kAfterGrace : MockStop::kTerminateFirst);
-  }
-
-  CaseObservations observed;
-  observed.transport = options.transport;
-  observed.revision = options.revision;
-  observed.driver = std::nullopt;  // a person drove the client
-  observed.transcript = read_transcript(dir / "transcript.jsonl");
-  out << why_it_stopped(ended, options, observed.transcript.end_reason) << "\n";
-  judge_case(result, scenario, observed, setup.refs);
-  result.duration_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  write_served_verdict(result, options);
+  setup.report_dir = fs::canonical(options.report_dir);
+  PersonAtTheClient person(options, out);
+  const CaseResult result = run_case(planned, setup, person);
   out << served_case_report(result) << std::flush;
   return served_exit_status(result);
 }

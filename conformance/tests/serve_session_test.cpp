@@ -85,9 +85,9 @@ TEST(ServeSession, APersonGetsTimeForRequestsWhileJudgedBoundsStay) {
   ServeOptions served = options("ping/idle", "streamable-http");
   served.wait_ms = 120000;
   served.timeout_multiplier = 2;
-  const json script = human_paced_script(idle, serve_catalogue().defaults, served);
   const json catalogued = resolve_script(idle, serve_catalogue().defaults,
                                          RunSettings{"streamable-http", "2025-11-25", 2});
+  const json script = human_paced_script(catalogued, served.wait_ms);
   EXPECT_EQ(script["timeouts"]["case_deadline_ms"], 120000);
   EXPECT_EQ(script["timeouts"]["expect_ms"], 120000);
   for (const char* bound : {"pong_cap_ms", "quiet_ms", "idle_window_ms", "late_pong_ms"}) {

@@ -24,8 +24,18 @@ struct PlanRequest {
   std::vector<std::string> hosted_transports;  // those the suite has a mock server for
 };
 
-// Cases in catalogue order, then transport order. Throws std::invalid_argument when a glob
-// matches no scenario (a typo must not silently run nothing).
+// Which scenarios a run or a listing takes.
+struct CatalogueSelection {
+  std::vector<std::string> globs;        // case ids to keep (as `run --scenario`); empty: all
+  std::optional<std::string> transport;  // keep the cases that run on it; empty: all
+};
+
+// The scenarios the selection keeps, in catalogue order. Throws std::invalid_argument naming
+// the close matches when a glob matches no case (a typo must not silently run nothing).
+std::vector<const Scenario*> select_scenarios(const std::vector<Scenario>& scenarios,
+                                              const CatalogueSelection& selection);
+
+// Cases in catalogue order, then transport order; throws as select_scenarios() does.
 std::vector<PlannedCase> plan_cases(const std::vector<Scenario>& catalogue,
                                     const PlanRequest& request);
 
@@ -36,5 +46,7 @@ std::vector<PlannedCase> shard_of(const std::vector<PlannedCase>& cases, unsigne
 
 // Shell-style match on case ids: '*' and '?' also match '/', so "ping/*" covers "ping/id/zero".
 bool glob_matches(const std::string& pattern, const std::string& id);
+// Whether any of `globs` matches `id`.
+bool matches_any(const std::vector<std::string>& globs, const std::string& id);
 
 }  // namespace mcpping

@@ -1,14 +1,18 @@
-// Runs one case: prepares its evidence folder, starts the driver against the mock server,
-// waits within the case deadline, cleans up, and evaluates.
+// Runs one case, for `run` and for `serve` alike: prepares its evidence folder, starts the
+// mock server, has the client play the case, stops the mock server, reads the evidence,
+// judges, and writes verdict.json. Who drives the client is a CaseClient.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "conformance/case_plan.hpp"
+#include "conformance/child_process.hpp"
+#include "conformance/mock_watch.hpp"
 #include "conformance/schema_validation.hpp"
 #include "core/scenario.hpp"
 #include "reports/results.hpp"
@@ -18,7 +22,6 @@ namespace mcpping {
 struct SuiteSetup {
   Defaults defaults;
   SpecReferences refs;
-  std::vector<Scenario> catalogue;
   std::filesystem::path mock_stdio_server;
   std::filesystem::path mock_http_server;
   std::vector<std::string> driver_argv;  // or the official harness's argv
@@ -36,36 +39,50 @@ struct SuiteSetup {
   bool driver_sessions = false;
 };
 
-// The folder of a case's evidence: <report dir>/cases/<transport>/<case id>.
-std::filesystem::path evidence_dir_for(const std::filesystem::path& report_dir,
-                                       const std::string& transport, const std::string& case_id);
+struct CaseObservations;
 
-class BackgroundProcess;
+// What a case knows before its client plays it.
+struct CaseContext {
+  const PlannedCase& planned;
+  const SuiteSetup& setup;
+  std::filesystem::path dir;  // the evidence folder
+  TimeoutTable timeouts;      // scaled by the timeout multiplier
+  std::chrono::milliseconds grace;
+  Json steps;  // the driver's steps, resolved
+};
 
-// The URL the HTTP mock server prints as its first stdout line, {"url":"http://..."}. Throws
-// std::runtime_error quoting what it printed instead (and its stderr) when it does not.
-std::string read_server_url(BackgroundProcess& server, std::chrono::milliseconds timeout,
-                            const std::filesystem::path& stderr_file);
+// How the client's play ended: how its driver ended (none: a person drove it), and how a mock
+// server the client started (stdio) is stopped after it.
+struct ClientEnd {
+  std::optional<ChildOutcome> driver;
+  MockStop stop = MockStop::kAfterGrace;
+};
+
+// Who drives a case's client, the one thing in which run_case()'s callers differ: a driver
+// process, a driver session's process, or a person (serve).
+class CaseClient {
+ public:
+  virtual ~CaseClient() = default;
+  // The script the mock server runs (script.json), from the resolved one.
+  virtual Json script(const CaseContext& c, Json resolved) const = 0;
+  // Has the client play the case against the running mock server, which `server` locates:
+  // {"url": ...} over HTTP, {"command": argv} over stdio (the client starts it).
+  virtual ClientEnd play(const CaseContext& c, const Json& server) = 0;
+  // Adds what the client reported (a driver's step lines) to `observed`, which holds the
+  // transcript by now.
+  virtual void observe(const CaseContext& c, CaseObservations& observed) = 0;
+  // Fields verdict.json has beside the result's.
+  virtual void annotate(Json& verdict) const = 0;
+};
+
+// Runs the case with `client` driving its client. A case that does not apply is UNSUPPORTED
+// without an evidence folder; the suite's own trouble is an ERROR.
+CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, CaseClient& client);
 
 class DriverSession;
 
 // Runs the case in its own driver process, or as the next case of `session` when given.
 CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup,
                     DriverSession* session = nullptr);
-
-// A case's result before it runs: what it is (id, transport, title, description, catches).
-CaseResult case_result_for(const Scenario& scenario, const std::string& transport);
-
-// The mock server's command line: `server` on `script_file`, its evidence in `dir`.
-std::vector<std::string> mock_server_argv(const std::filesystem::path& server,
-                                          const std::filesystem::path& script_file,
-                                          const std::filesystem::path& dir);
-
-struct CaseObservations;
-
-// Judges what was observed of the case into `result`: its verdict and checks, and a
-// transcript excerpt when it did not pass.
-void judge_case(CaseResult& result, const Scenario& scenario, const CaseObservations& observed,
-                const SpecReferences& refs);
 
 }  // namespace mcpping

@@ -9,23 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/case_plan.hpp"
 #include "core/scenario.hpp"
 
 namespace mcpping {
 
-// Which cases the document lists.
-struct CatalogueSelection {
-  std::vector<std::string> globs;        // case ids to keep (as `run --scenario`); empty: all
-  std::optional<std::string> transport;  // keep the cases that run on it; empty: all
-};
-
 // The version of the document's shape; raised when a field changes meaning or goes away.
 constexpr int kCatalogueJsonFormat = 1;
-
-// The scenarios the selection keeps, in catalogue order. Throws std::invalid_argument when a
-// glob matches no case, as `run --scenario` does.
-std::vector<const Scenario*> select_scenarios(const std::vector<Scenario>& scenarios,
-                                              const CatalogueSelection& selection);
 
 // What the case is about: the most demanding level, MUST > SHOULD > MAY > INFO, among the
 // checks its fixture declares (script and driver checks; not the mock server's own checks,

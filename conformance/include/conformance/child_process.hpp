@@ -62,12 +62,8 @@ class BackgroundProcess {
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
-  // The first line it prints on stdout, without the newline; nullopt when it prints none
-  // within `timeout` (or exits first). Call it before next_line().
-  std::optional<std::string> first_line(std::chrono::milliseconds timeout);
-
   // Each line it prints on stdout in turn, without the newline; nullopt when none comes within
-  // `timeout`, or its stdout has ended.
+  // `timeout`, or its stdout has ended (or it exited first).
   std::optional<std::string> next_line(std::chrono::milliseconds timeout);
 
   // Sends `signal` to its process group, as a Ctrl-C at a terminal reaches a foreground job.

@@ -19,19 +19,14 @@
 
 namespace mcpping {
 
-// The variable that asks a driver for a session, the line that says it can hold one (its
-// first on stdout), and what ends each case on its stdout and on its stderr.
+// The variable that asks a driver for a session, and the line that says it can hold one (its
+// first on stdout).
 inline constexpr const char* kSessionVariable = "MCP_CONFORMANCE_SESSION";
 inline constexpr std::string_view kSessionHello = R"({"driver_sessions":1})";
-std::string session_stderr_marker(unsigned long case_number);
 
 // True when `stdout_text` (a pre-check's, run with MCP_CONFORMANCE_SESSION=1) begins with the
 // hello line: the driver runs cases in sessions.
 bool offers_sessions(const std::string& stdout_text);
-
-// The line sent on the session's stdin for one case.
-std::string session_request(unsigned long case_number, const DriverInvocation& invocation,
-                            std::size_t driver_words);
 
 class DriverSession {
  public:

@@ -3,6 +3,7 @@
 // files are all there is to go by.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -29,7 +30,8 @@ void stop_mock_server(const std::filesystem::path& pid_file, std::chrono::millis
 // Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and the threads and children it
 // starts later, so that wait_for_script_end() receives them as events instead of dying. Call it
 // before starting anything a Ctrl-C must stop. (Children the suite spawns unblock them.)
-void block_shutdown_signals();
+// Returns the set blocked.
+sigset_t block_shutdown_signals();
 
 enum class ScriptEnd {
   kEnded,         // the transcript's `end` record

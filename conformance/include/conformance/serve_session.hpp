@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/case_runner.hpp"
 #include "conformance/cli.hpp"
 #include "conformance/evaluation.hpp"
 #include "core/scenario.hpp"
@@ -14,26 +15,18 @@
 
 namespace mcpping {
 
-struct ServeSetup {
-  Defaults defaults;
-  SpecReferences refs;
-  std::filesystem::path mock_stdio_server;
-  std::filesystem::path mock_http_server;
-};
-
 // The one case `options` names (an exact id, or a glob matching exactly one case) and runs on
 // `options.transport`. Throws UsageError naming the close matches, the several matches, or
 // the fixture's reason for not running on that transport.
 const Scenario& pick_served_case(const std::vector<Scenario>& catalogue,
                                  const ServeOptions& options);
 
-// resolve_script() paced for a person. The case deadline becomes `wait_ms`, and so does
-// `expect_ms` where a step waits by default: the wait for the next request the case asks the
-// client to make, which a person takes longer to make than a driver. Every bound a fixture
-// names (pong caps, windows, an `expect_ms` a step names for the client's own reaction) stays
-// as catalogued: those are what is judged.
-Json human_paced_script(const Scenario& scenario, const Defaults& defaults,
-                        const ServeOptions& options);
+// A resolved script paced for a person. The case deadline and the start-up budget become
+// `wait_ms`, and so does `expect_ms` where a step waits by default: the wait for the next
+// request the case asks the client to make, which a person takes longer to make than a driver.
+// Every bound a fixture names (pong caps, windows, an `expect_ms` a step names for the client's own
+// reaction) stays as catalogued: those are what is judged.
+Json human_paced_script(Json script, long wait_ms);
 
 // What the client should do for one resolved driver step, in words ("call the tool \"echo\"
 // with {...}").
@@ -52,11 +45,11 @@ std::string served_case_report(const CaseResult& result);
 // 0 nothing failed; 1 the case or one of its findings failed; 2 ERROR (the suite's own).
 int served_exit_status(const CaseResult& result);
 
-// The whole session: prepares the evidence folder, starts the HTTP mock server (stdio: the
-// client starts it), prints what to give the client and what it should do, waits until the
-// script ends or a SIGINT/SIGTERM/SIGHUP, stops the mock server, judges, writes verdict.json
-// and prints the checks. Returns the exit status.
-int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue,
-          const ServeSetup& setup, std::ostream& out);
+// The whole session: the case run_case() runs with a person at the client, who is told what
+// to give it and what it should do; the wait ends with the script or a SIGINT/SIGTERM/SIGHUP.
+// Prints the checks and returns the exit status. `setup` gives the catalogue's defaults and
+// references and the mock server; the rest comes from `options`.
+int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue, SuiteSetup setup,
+          std::ostream& out);
 
 }  // namespace mcpping
