@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 
 #include "core/check_registry.hpp"
 #include "core/text.hpp"
+#include "spelling_table.hpp"
 
 namespace mcpping {
 
 namespace {
 
-constexpr std::array<std::pair<CheckKind, std::string_view>, 3> kKinds = {{
-    {CheckKind::Subject, "subject"},
-    {CheckKind::Fate, "fate"},
-    {CheckKind::Collateral, "collateral"},
-}};
+constexpr std::array<std::string_view, 3> kKindNames = {"subject", "fate", "collateral"};
 
 // Prefixes of the ids the suite records on its own, now or in a later version.
 constexpr std::array<std::string_view, 6> kReservedPrefixes = {
@@ -37,16 +33,10 @@ std::vector<std::string> parse_given(const FixtureReader& reader, const Json& gi
 
 }  // namespace
 
-std::string_view to_string(CheckKind kind) {
-  for (const auto& [value, name] : kKinds)
-    if (value == kind) return name;
-  return "subject";
-}
+std::string_view to_string(CheckKind kind) { return spelling_table::row_of(kKindNames, kind); }
 
 std::optional<CheckKind> parse_check_kind(std::string_view text) {
-  for (const auto& [value, name] : kKinds)
-    if (name == text) return value;
-  return std::nullopt;
+  return spelling_table::find<CheckKind>(kKindNames, text);
 }
 
 bool CheckDef::applies_to(std::string_view transport) const {

@@ -9,13 +9,9 @@
 
 namespace mcpping {
 
-namespace {
-
 constexpr std::string_view kEveryLine =
     "every message the client writes is one JSON-RPC message (a JSON object; in a 2025-03-26 "
     "session, or a batch of them)";
-
-}  // namespace
 
 const std::vector<BuiltinCheck>& builtin_checks() {
   using K = CheckKind;

@@ -40,4 +40,10 @@ void write_file(const std::filesystem::path& file, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + file.string());
 }
 
+void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
+  const std::filesystem::path temporary = file.string() + ".tmp";
+  write_file(temporary, text);
+  std::filesystem::rename(temporary, file);
+}
+
 }  // namespace mcpping

@@ -24,15 +24,10 @@ Json parse_json_text(const std::string& text, const std::string& file) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
+    // e.byte counts from 1: the text before the error is its first e.byte - 1 bytes.
+    const auto before = text.substr(0, e.byte > 0 ? e.byte - 1 : 0);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const auto column = before.size() - (before.rfind('\n') + 1) + 1;  // npos + 1 is 0
     std::string message = e.what();
     const auto at = message.find("syntax error");
     if (at != std::string::npos) message = message.substr(at);

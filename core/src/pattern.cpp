@@ -8,18 +8,9 @@ namespace mcpping {
 
 namespace {
 
-std::string escape_pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
+// "/key" as a JSON pointer's last token ('~' and '/' escaped).
+std::string pointer_token(const std::string& key) {
+  return (Json::json_pointer() / key).to_string();
 }
 
 bool same_integer(const Json& a, const Json& b) {
@@ -65,15 +56,22 @@ bool is_special(const Json& pattern) {
          pattern.begin().key()[0] == '$';
 }
 
-bool type_matches(std::string_view type, const Json& value) {
-  if (type == "string") return value.is_string();
-  if (type == "integer") return value.is_number_integer();
-  if (type == "number") return value.is_number();
-  if (type == "object") return value.is_object();
-  if (type == "array") return value.is_array();
-  if (type == "boolean") return value.is_boolean();
-  if (type == "null") return value.is_null();
-  return false;
+// The type names "$type" knows, each with the test of a value it stands for.
+constexpr std::pair<std::string_view, bool (Json::*)() const noexcept> kTypes[] = {
+    {"string", &Json::is_string}, {"integer", &Json::is_number_integer},
+    {"number", &Json::is_number}, {"object", &Json::is_object},
+    {"array", &Json::is_array},   {"boolean", &Json::is_boolean},
+    {"null", &Json::is_null}};
+
+const auto* find_type(const Json& name) {
+  return std::find_if(std::begin(kTypes), std::end(kTypes), [&](const auto& type) {
+    return name.is_string() && type.first == name.get_ref<const std::string&>();
+  });
+}
+
+bool type_matches(const Json& name, const Json& value) {
+  const auto* type = find_type(name);
+  return type != std::end(kTypes) && (value.*(type->second))();
 }
 
 bool match_at(const Json& pattern, const Json& value, const Captures& captures,
@@ -84,7 +82,7 @@ bool match_type(const Json& arg, const Json& value, const std::string& pointer, 
   const auto names = arg.is_array() ? arg : Json::array({arg});
   std::string wanted;
   for (const auto& name : names) {
-    if (type_matches(name.get_ref<const std::string&>(), value)) return true;
+    if (type_matches(name, value)) return true;
     wanted += (wanted.empty() ? "" : " or ") + name.get<std::string>();
   }
   return fail(why, pointer,
@@ -175,7 +173,7 @@ bool match_object(const Json& pattern, const Json& value, const Captures& captur
                   const std::string& pointer, std::string* why) {
   if (!value.is_object()) return fail(why, pointer, "expected an object, got " + value.dump());
   for (const auto& [key, sub] : pattern.items()) {
-    const auto sub_pointer = pointer + "/" + escape_pointer_token(key);
+    const auto sub_pointer = pointer + pointer_token(key);
     const auto it = value.find(key);
     if (it == value.end()) {
       if (allows_absence(sub)) continue;
@@ -215,6 +213,19 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
   return fail(why, pointer, "expected " + pattern.dump() + ", got " + value.dump());
 }
 
+// Every "name.path" named by a "${...}" anywhere inside `text`, in order.
+std::vector<std::string> embedded_refs(std::string_view text) {
+  std::vector<std::string> refs;
+  std::size_t pos = 0;
+  while ((pos = text.find("${", pos)) != std::string_view::npos) {
+    const auto close = text.find('}', pos + 2);
+    if (close == std::string_view::npos) break;
+    refs.emplace_back(text.substr(pos + 2, close - pos - 2));
+    pos = close + 1;
+  }
+  return refs;
+}
+
 void collect(const Json& value, const std::string& pointer, std::vector<RefUse>& out) {
   if (value.is_string()) {
     for (auto& ref : embedded_refs(value.get_ref<const std::string&>())) {
@@ -228,7 +239,7 @@ void collect(const Json& value, const std::string& pointer, std::vector<RefUse>&
       return;
     }
     for (const auto& [key, sub] : value.items()) {
-      collect(sub, pointer + "/" + escape_pointer_token(key), out);
+      collect(sub, pointer + pointer_token(key), out);
     }
   } else if (value.is_array()) {
     for (std::size_t i = 0; i < value.size(); ++i) {
@@ -237,138 +248,6 @@ void collect(const Json& value, const std::string& pointer, std::vector<RefUse>&
   }
 }
 
-}  // namespace
-
-JsonKind json_kind(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
-      return JsonKind::Null;
-    case Json::value_t::boolean:
-      return JsonKind::Boolean;
-    case Json::value_t::string:
-      return JsonKind::String;
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-      return JsonKind::Integer;
-    case Json::value_t::number_float:
-      return JsonKind::Float;
-    case Json::value_t::object:
-      return JsonKind::Object;
-    case Json::value_t::array:
-      return JsonKind::Array;
-    default:
-      return JsonKind::Null;  // binary and discarded values never come from text
-  }
-}
-
-std::string_view to_string(JsonKind kind) {
-  switch (kind) {
-    case JsonKind::Null:
-      return "null";
-    case JsonKind::Boolean:
-      return "boolean";
-    case JsonKind::String:
-      return "string";
-    case JsonKind::Integer:
-      return "integer";
-    case JsonKind::Float:
-      return "float";
-    case JsonKind::Object:
-      return "object";
-    case JsonKind::Array:
-      return "array";
-  }
-  return "null";
-}
-
-bool same_json(const Json& a, const Json& b) {
-  const auto kind = json_kind(a);
-  if (kind != json_kind(b)) return false;
-  switch (kind) {
-    case JsonKind::Integer:
-      return same_integer(a, b);
-    case JsonKind::Float:
-      return a.get<double>() == b.get<double>();
-    case JsonKind::Object: {
-      if (a.size() != b.size()) return false;
-      for (const auto& [key, sub] : a.items()) {
-        const auto it = b.find(key);
-        if (it == b.end() || !same_json(sub, *it)) return false;
-      }
-      return true;
-    }
-    case JsonKind::Array: {
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!same_json(a[i], b[i])) return false;
-      }
-      return true;
-    }
-    default:
-      return a == b;
-  }
-}
-
-std::optional<std::string> whole_ref(std::string_view text) {
-  if (text.size() < 4 || text.substr(0, 2) != "${" || text.back() != '}') return std::nullopt;
-  const auto inner = text.substr(2, text.size() - 3);
-  if (inner.empty() || inner.find_first_of("${}") != std::string_view::npos) return std::nullopt;
-  return std::string(inner);
-}
-
-std::vector<std::string> embedded_refs(std::string_view text) {
-  std::vector<std::string> refs;
-  std::size_t pos = 0;
-  while ((pos = text.find("${", pos)) != std::string_view::npos) {
-    const auto close = text.find('}', pos + 2);
-    if (close == std::string_view::npos) break;
-    refs.emplace_back(text.substr(pos + 2, close - pos - 2));
-    pos = close + 1;
-  }
-  return refs;
-}
-
-std::string ref_root(std::string_view ref) { return std::string(ref.substr(0, ref.find('.'))); }
-
-std::optional<Json> resolve_ref(std::string_view ref, const Captures& captures) {
-  const auto it = captures.find(ref_root(ref));
-  if (it == captures.end()) return std::nullopt;
-  const Json* current = &it->second;
-  auto rest =
-      ref.find('.') == std::string_view::npos ? std::string_view{} : ref.substr(ref.find('.') + 1);
-  while (!rest.empty()) {
-    const auto dot = rest.find('.');
-    const auto member = std::string(rest.substr(0, dot));
-    rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
-    if (current->is_object()) {
-      const auto found = current->find(member);
-      if (found == current->end()) return std::nullopt;
-      current = &*found;
-    } else if (current->is_array() && !member.empty() &&
-               std::all_of(member.begin(), member.end(),
-                           [](char c) { return c >= '0' && c <= '9'; })) {
-      // An index too large for size_t names nothing, as one past the end does.
-      std::size_t index = 0;
-      const auto parsed = std::from_chars(member.data(), member.data() + member.size(), index);
-      if (parsed.ec != std::errc() || index >= current->size()) return std::nullopt;
-      current = &(*current)[index];
-    } else {
-      return std::nullopt;
-    }
-  }
-  return *current;
-}
-
-std::string value_text(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
-
-bool matches(const Json& pattern, const Json& value, const Captures& captures, std::string* why) {
-  return match_at(pattern, value, captures, "", why);
-}
-
-namespace {
-
 // `problem` of a part of a pattern, as a problem of the whole: its pointer behind `prefix`.
 std::optional<ValueProblem> within_pattern(const std::string& prefix,
                                            std::optional<ValueProblem> problem) {
@@ -376,12 +255,7 @@ std::optional<ValueProblem> within_pattern(const std::string& prefix,
   return problem;
 }
 
-bool known_type(const Json& name) {
-  static const std::vector<std::string> kTypes = {"string", "integer", "number", "object",
-                                                  "array",  "boolean", "null"};
-  return name.is_string() &&
-         std::find(kTypes.begin(), kTypes.end(), name.get<std::string>()) != kTypes.end();
-}
+bool known_type(const Json& name) { return find_type(name) != std::end(kTypes); }
 
 // The argument of the operator `key` ("$type", ...); `here` is the operator's pointer.
 std::optional<ValueProblem> check_operator(const std::string& key, const Json& arg,
@@ -426,6 +300,93 @@ std::optional<ValueProblem> check_operator(const std::string& key, const Json& a
 
 }  // namespace
 
+JsonKind json_kind(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null:
+      return JsonKind::Null;
+    case Json::value_t::boolean:
+      return JsonKind::Boolean;
+    case Json::value_t::string:
+      return JsonKind::String;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return JsonKind::Integer;
+    case Json::value_t::number_float:
+      return JsonKind::Float;
+    case Json::value_t::object:
+      return JsonKind::Object;
+    case Json::value_t::array:
+      return JsonKind::Array;
+    default:
+      return JsonKind::Null;  // binary and discarded values never come from text
+  }
+}
+
+std::string_view to_string(JsonKind kind) {
+  constexpr std::string_view kNames[] = {"null",  "boolean", "string", "integer",
+                                         "float", "object",  "array"};
+  return kNames[static_cast<std::size_t>(kind)];
+}
+
+bool same_json(const Json& a, const Json& b) {
+  const auto kind = json_kind(a);
+  if (kind != json_kind(b)) return false;
+  if (kind == JsonKind::Integer) return same_integer(a, b);
+  if (!a.is_structured()) return a == b;
+  if (a.size() != b.size()) return false;
+  // Objects iterate in key order, so two with the same keys pair them up member by member.
+  for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
+    if ((a.is_object() && i.key() != j.key()) || !same_json(*i, *j)) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> whole_ref(std::string_view text) {
+  if (text.size() < 4 || text.substr(0, 2) != "${" || text.back() != '}') return std::nullopt;
+  const auto inner = text.substr(2, text.size() - 3);
+  if (inner.empty() || inner.find_first_of("${}") != std::string_view::npos) return std::nullopt;
+  return std::string(inner);
+}
+
+std::string ref_root(std::string_view ref) { return std::string(ref.substr(0, ref.find('.'))); }
+
+std::optional<Json> resolve_ref(std::string_view ref, const Captures& captures) {
+  const auto it = captures.find(ref_root(ref));
+  if (it == captures.end()) return std::nullopt;
+  const Json* current = &it->second;
+  auto rest =
+      ref.find('.') == std::string_view::npos ? std::string_view{} : ref.substr(ref.find('.') + 1);
+  while (!rest.empty()) {
+    const auto dot = rest.find('.');
+    const auto member = std::string(rest.substr(0, dot));
+    rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+    if (current->is_object()) {
+      const auto found = current->find(member);
+      if (found == current->end()) return std::nullopt;
+      current = &*found;
+    } else if (current->is_array() && !member.empty() &&
+               std::all_of(member.begin(), member.end(),
+                           [](char c) { return c >= '0' && c <= '9'; })) {
+      // An index too large for size_t names nothing, as one past the end does.
+      std::size_t index = 0;
+      const auto parsed = std::from_chars(member.data(), member.data() + member.size(), index);
+      if (parsed.ec != std::errc() || index >= current->size()) return std::nullopt;
+      current = &(*current)[index];
+    } else {
+      return std::nullopt;
+    }
+  }
+  return *current;
+}
+
+std::string value_text(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+bool matches(const Json& pattern, const Json& value, const Captures& captures, std::string* why) {
+  return match_at(pattern, value, captures, "", why);
+}
+
 std::optional<ValueProblem> check_pattern(const Json& pattern) {
   if (pattern.is_object()) {
     bool has_dollar = false;
@@ -437,11 +398,10 @@ std::optional<ValueProblem> check_pattern(const Json& pattern) {
         return ValueProblem{"", "a \"$\" key must be the only key of its object"};
       }
       const auto& key = pattern.begin().key();
-      return check_operator(key, pattern.begin().value(), "/" + escape_pointer_token(key));
+      return check_operator(key, pattern.begin().value(), pointer_token(key));
     }
     for (const auto& [key, sub] : pattern.items()) {
-      if (auto problem = within_pattern("/" + escape_pointer_token(key), check_pattern(sub)))
-        return problem;
+      if (auto problem = within_pattern(pointer_token(key), check_pattern(sub))) return problem;
     }
   } else if (pattern.is_array()) {
     for (std::size_t i = 0; i < pattern.size(); ++i) {

@@ -21,19 +21,13 @@ const std::vector<std::string> kTopLevelKeys = {
 
 using Checker = FixtureReader;
 
-std::vector<std::string> timeout_names(const TimeoutTable& timeouts) {
-  std::vector<std::string> names;
-  for (const auto& [name, ms] : timeouts) names.push_back(name);
-  return names;
-}
-
 void check_timeout(const Checker& c, const Json& value, const std::string& pointer,
                    const TimeoutTable& timeouts) {
   const auto name = c.string(value, pointer);
-  if (!timeouts.count(name)) {
-    c.fail(pointer,
-           "unknown timeout \"" + name + "\" (known: " + join(timeout_names(timeouts), ", ") + ")");
-  }
+  if (timeouts.count(name)) return;
+  std::vector<std::string> known;
+  for (const auto& [known_name, ms] : timeouts) known.push_back(known_name);
+  c.fail(pointer, "unknown timeout \"" + name + "\" (known: " + join(known, ", ") + ")");
 }
 
 void add_check(const Checker& c, std::vector<CheckDef>& checks, CheckDef check,
@@ -63,6 +57,15 @@ void check_argument_macros(const Checker& c, const Json& value, const std::strin
   }
 }
 
+// A tool call's "name" and "arguments", of a call_tool step or of one concurrent call.
+void check_call(const Checker& c, const Json& call, const std::string& p) {
+  c.nonempty_string(c.member(call, "name", p), p + "/name");
+  if (call.contains("arguments")) {
+    c.object(call["arguments"], p + "/arguments");
+    check_argument_macros(c, call["arguments"], p + "/arguments");
+  }
+}
+
 void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable& timeouts) {
   c.array(steps, "/driver_steps");
   if (steps.empty()) c.fail("/driver_steps", "must not be empty");
@@ -77,11 +80,7 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
     }
     c.only_keys(step, traits_of(*op).keys, p);
     if (op == DriverOp::CallTool) {
-      c.nonempty_string(c.member(step, "name", p), p + "/name");
-      if (step.contains("arguments")) {
-        c.object(step["arguments"], p + "/arguments");
-        check_argument_macros(c, step["arguments"], p + "/arguments");
-      }
+      check_call(c, step, p);
     } else if (op == DriverOp::CallToolsConcurrently) {
       // Contract v1.2: calls in flight together need at least two of them.
       const auto& calls = c.array(c.member(step, "calls", p), p + "/calls");
@@ -90,11 +89,7 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
         const auto q = p + "/calls/" + std::to_string(j);
         const auto& call = c.object(calls[j], q);
         c.only_keys(call, {"name", "arguments"}, q);
-        c.nonempty_string(c.member(call, "name", q), q + "/name");
-        if (call.contains("arguments")) {
-          c.object(call["arguments"], q + "/arguments");
-          check_argument_macros(c, call["arguments"], q + "/arguments");
-        }
+        check_call(c, call, q);
       }
     } else if (op == DriverOp::Idle) {
       if (step.contains("ms") == step.contains("timeout")) {
@@ -130,46 +125,23 @@ void check_http_options(const Checker& c, const Json& http) {
   }
 }
 
-}  // namespace
-
-const std::vector<std::string>& required_timeouts() {
-  static const std::vector<std::string> names = {"case_deadline_ms", "expect_ms", "observe_ms",
-                                                 "pong_cap_ms",      "quiet_ms",  "startup_ms"};
-  return names;
-}
-
-Defaults load_defaults(const std::filesystem::path& file) {
-  const Checker c(file.string());
-  const auto root = parse_json_file(file);
-  c.object(root, "");
-  c.only_keys(root, {"timeouts", "line_cap_bytes", "server_info", "capabilities", "tools"}, "");
-  Defaults defaults;
-  const auto& timeouts = c.object(c.member(root, "timeouts", ""), "/timeouts");
-  for (const auto& [name, ms] : timeouts.items()) {
+// The "timeouts" of defaults.json or of a resolved script: each positive, and every one the
+// interpreter's defaults use present.
+TimeoutTable read_timeouts(const Checker& c, const Json& root) {
+  TimeoutTable timeouts;
+  const auto& table = c.object(c.member(root, "timeouts", ""), "/timeouts");
+  for (const auto& [name, ms] : table.items()) {
     if (!ms.is_number() || ms.get<double>() <= 0) {
       c.fail("/timeouts/" + name, "must be a positive number of milliseconds");
     }
-    defaults.timeouts[name] = ms.get<double>();
+    timeouts[name] = ms.get<double>();
   }
-  for (const auto& name : required_timeouts()) {
-    if (!defaults.timeouts.count(name)) c.fail("/timeouts/" + name, "required");
+  for (const auto& name :
+       {"case_deadline_ms", "expect_ms", "observe_ms", "pong_cap_ms", "quiet_ms", "startup_ms"}) {
+    if (!timeouts.count(name)) c.fail("/timeouts/" + std::string(name), "required");
   }
-  defaults.line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
-  defaults.server_info = c.object(c.member(root, "server_info", ""), "/server_info");
-  defaults.capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities");
-  defaults.tools = c.array(c.member(root, "tools", ""), "/tools");
-  return defaults;
+  return timeouts;
 }
-
-Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
-                       const Defaults& defaults, const SpecReferences& refs,
-                       const ScriptValidator& validate_script) {
-  const auto text = try_read_file(file);
-  if (!text) throw FixtureError(file.string(), "", "cannot read the file");
-  return parse_scenario(*text, file, id, defaults, refs, validate_script);
-}
-
-namespace {
 
 void check_known_transport(const Checker& c, const std::string& p, const std::string& t) {
   const auto& known = known_transports();
@@ -267,17 +239,34 @@ void parse_run_options(const Checker& c, const Json& root, Scenario& s) {
   }
   if (root.contains("deadline_kill")) {
     const auto kill = c.string(root["deadline_kill"], "/deadline_kill");
-    if (kill == "FAIL") {
-      s.deadline_kill = Level::Must;
-    } else if (kill == "INFO") {
-      s.deadline_kill = Level::Info;
-    } else {
-      c.fail("/deadline_kill", "must be \"FAIL\" or \"INFO\"");
-    }
+    if (kill != "FAIL" && kill != "INFO") c.fail("/deadline_kill", "must be \"FAIL\" or \"INFO\"");
+    s.deadline_kill = kill == "FAIL" ? Level::Must : Level::Info;
   }
 }
 
 }  // namespace
+
+Defaults load_defaults(const std::filesystem::path& file) {
+  const Checker c(file.string());
+  const auto root = parse_json_file(file);
+  c.object(root, "");
+  c.only_keys(root, {"timeouts", "line_cap_bytes", "server_info", "capabilities", "tools"}, "");
+  Defaults defaults;
+  defaults.timeouts = read_timeouts(c, root);
+  defaults.line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
+  defaults.server_info = c.object(c.member(root, "server_info", ""), "/server_info");
+  defaults.capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities");
+  defaults.tools = c.array(c.member(root, "tools", ""), "/tools");
+  return defaults;
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
+                       const Defaults& defaults, const SpecReferences& refs,
+                       const ScriptValidator& validate_script) {
+  const auto text = try_read_file(file);
+  if (!text) throw FixtureError(file.string(), "", "cannot read the file");
+  return parse_scenario(*text, file, id, defaults, refs, validate_script);
+}
 
 Scenario parse_scenario(const std::string& text, const std::filesystem::path& file,
                         const std::string& id, const Defaults& defaults, const SpecReferences& refs,
@@ -426,17 +415,7 @@ TimeoutTable validate_resolved_header(const Json& resolved, const std::string& f
   c.string(c.member(resolved, "transport", ""), "/transport");
   const auto revision = c.string(c.member(resolved, "revision", ""), "/revision");
   if (!revision_index(revision)) c.fail("/revision", "unknown revision \"" + revision + "\"");
-  TimeoutTable timeouts;
-  const auto& table = c.object(c.member(resolved, "timeouts", ""), "/timeouts");
-  for (const auto& [name, ms] : table.items()) {
-    if (!ms.is_number() || ms.get<double>() <= 0) {
-      c.fail("/timeouts/" + name, "must be a positive number of milliseconds");
-    }
-    timeouts[name] = ms.get<double>();
-  }
-  for (const auto& name : required_timeouts()) {
-    if (!timeouts.count(name)) c.fail("/timeouts/" + name, "required");
-  }
+  const TimeoutTable timeouts = read_timeouts(c, resolved);
   c.count(c.member(resolved, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
   const auto& server = c.object(c.member(resolved, "server", ""), "/server");
   c.object(c.member(server, "server_info", "/server"), "/server/server_info");

@@ -1,32 +1,20 @@
 #include "core/spec_reference.hpp"
 
-#include <utility>
+#include <array>
 
 #include "core/fixture_reader.hpp"
+#include "spelling_table.hpp"
 
 namespace mcpping {
 
-namespace {
+// In the order of the enumerators.
+constexpr std::array<std::string_view, 5> kBindsNames = {"client", "server", "either", "definition",
+                                                         "suite"};
 
-constexpr std::pair<Binds, std::string_view> kBinds[] = {
-    {Binds::Client, "client"},         {Binds::Server, "server"}, {Binds::Either, "either"},
-    {Binds::Definition, "definition"}, {Binds::Suite, "suite"},
-};
-
-}  // namespace
-
-std::string_view to_string(Binds binds) {
-  for (const auto& [value, name] : kBinds) {
-    if (value == binds) return name;
-  }
-  return "definition";
-}
+std::string_view to_string(Binds binds) { return spelling_table::row_of(kBindsNames, binds); }
 
 std::optional<Binds> binds_from_string(std::string_view text) {
-  for (const auto& [value, name] : kBinds) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
+  return spelling_table::find<Binds>(kBindsNames, text);
 }
 
 bool binds_client(Binds binds) {

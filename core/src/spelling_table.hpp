@@ -1,5 +1,5 @@
-// What the registries (revision, transport, driver op) share: a table of rows in the order of
-// their enum's enumerators, each row with the value's `spelling`.
+// What the registries and the name tables of enumerations share: a table of rows in the order
+// of the enum's enumerators, each row the value's spelling or a struct with a `spelling`.
 #pragma once
 
 #include <cstddef>
@@ -13,15 +13,22 @@
 
 namespace mcpping::spelling_table {
 
-template <typename Enum, typename Row>
-const Row& row_of(const std::vector<Row>& rows, Enum value) {
+inline std::string_view spelling_of(std::string_view name) { return name; }
+
+template <typename Row>
+std::string_view spelling_of(const Row& row) {
+  return row.spelling;
+}
+
+template <typename Enum, typename Rows>
+const auto& row_of(const Rows& rows, Enum value) {
   return rows.at(static_cast<std::size_t>(value));
 }
 
-template <typename Enum, typename Row>
-std::optional<Enum> find(const std::vector<Row>& rows, std::string_view spelling) {
+template <typename Enum, typename Rows>
+std::optional<Enum> find(const Rows& rows, std::string_view spelling) {
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].spelling == spelling) return static_cast<Enum>(i);
+    if (spelling_of(rows[i]) == spelling) return static_cast<Enum>(i);
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/text.hpp"
+#include "spelling_table.hpp"
 
 namespace mcpping {
 
@@ -32,6 +33,10 @@ std::string string_member(const Json& record, const char* key) {
 std::string text_of(const Json& record, const char* key) {
   const auto it = record.find(key);
   return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<RecordKind> parse_record_kind(std::string_view text) {
+  return spelling_table::find<RecordKind>(kKindNames, text);
 }
 
 // The label and text transcript.txt shows for a record.
@@ -81,18 +86,70 @@ std::pair<std::string, std::string> label_and_text(const Json& r) {
   return {"event", text_of(r, "what")};
 }
 
+// What an `event` record says of the run: a fault that fired under a label (a premise of its
+// checks), the negotiated revision, the first contact, a start-up that ran over.
+void read_event(const Json& record, TranscriptRecords& result) {
+  result.last_event = text_of(record, "what");
+  if (record.contains("fired") && record["fired"].is_string())
+    result.sent_labels.insert(record["fired"].get<std::string>());
+  if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
+    result.negotiated = record["negotiated"].get<std::string>();
+  if (record.contains("first_contact") && record["first_contact"].is_number())
+    result.first_contact_ms = record["first_contact"].get<double>();
+  if (record.contains("startup_exceeded") && record["startup_exceeded"].is_number())
+    result.startup_exceeded_ms = record["startup_exceeded"].get<double>();
+}
+
+// Takes in one record of `kind`; sets result.problem when it cannot (`where` names its line).
+void read_record(RecordKind kind, const Json& record, const std::string& where,
+                 TranscriptRecords& result) {
+  switch (kind) {
+    case RecordKind::Start:
+      if (record.value("version", 0) != kTranscriptVersion) {
+        result.problem = where + "transcript version " +
+                         safe_dump(record.value("version", Json())) +
+                         ", this runner reads version " + std::to_string(kTranscriptVersion);
+      }
+      break;
+    case RecordKind::Check:
+      try {
+        result.checks.push_back(check_record_from_json(record));
+      } catch (const std::exception& e) {
+        result.problem = where + "check record: " + e.what();
+      }
+      break;
+    case RecordKind::Event:
+      read_event(record, result);
+      break;
+    case RecordKind::Fatal:
+      result.fatal = text_of(record, "what");
+      break;
+    case RecordKind::Unsupported:
+      result.unsupported = text_of(record, "reason");
+      break;
+    case RecordKind::End:
+      result.ended = true;
+      result.end_reason = text_of(record, "reason");
+      break;
+    case RecordKind::Frame:
+      if (record.value("dir", "") == "s2c" && record.contains("label") &&
+          record["label"].is_string())
+        result.sent_labels.insert(record["label"].get<std::string>());
+      [[fallthrough]];
+    case RecordKind::Raw:
+      if (record.value("dir", "") == "c2s") result.client_spoke = true;
+      break;
+    case RecordKind::Http:
+      result.client_spoke = true;
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
-std::string_view to_string(RecordKind kind) {
-  return kKindNames.at(static_cast<std::size_t>(kind));
-}
-
-std::optional<RecordKind> parse_record_kind(std::string_view text) {
-  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
-    if (kKindNames[i] == text) return static_cast<RecordKind>(i);
-  }
-  return std::nullopt;
-}
+std::string_view to_string(RecordKind kind) { return spelling_table::row_of(kKindNames, kind); }
 
 Json to_json(const CheckRecord& record) {
   Json out = record.details.is_object() ? record.details : Json::object();
@@ -163,71 +220,6 @@ std::string render_text_line(const Json& record) {
   std::snprintf(padded, sizeof padded, "%-8s", label.c_str());
   return std::string(stamp) + "  " + padded + "  " + text;
 }
-
-namespace {
-
-// What an `event` record says of the run: a fault that fired under a label (a premise of its
-// checks), the negotiated revision, the first contact, a start-up that ran over.
-void read_event(const Json& record, TranscriptRecords& result) {
-  result.last_event = text_of(record, "what");
-  if (record.contains("fired") && record["fired"].is_string())
-    result.sent_labels.insert(record["fired"].get<std::string>());
-  if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
-    result.negotiated = record["negotiated"].get<std::string>();
-  if (record.contains("first_contact") && record["first_contact"].is_number())
-    result.first_contact_ms = record["first_contact"].get<double>();
-  if (record.contains("startup_exceeded") && record["startup_exceeded"].is_number())
-    result.startup_exceeded_ms = record["startup_exceeded"].get<double>();
-}
-
-// Takes in one record of `kind`; sets result.problem when it cannot (`where` names its line).
-void read_record(RecordKind kind, const Json& record, const std::string& where,
-                 TranscriptRecords& result) {
-  switch (kind) {
-    case RecordKind::Start:
-      if (record.value("version", 0) != kTranscriptVersion) {
-        result.problem = where + "transcript version " +
-                         safe_dump(record.value("version", Json())) +
-                         ", this runner reads version " + std::to_string(kTranscriptVersion);
-      }
-      break;
-    case RecordKind::Check:
-      try {
-        result.checks.push_back(check_record_from_json(record));
-      } catch (const std::exception& e) {
-        result.problem = where + "check record: " + e.what();
-      }
-      break;
-    case RecordKind::Event:
-      read_event(record, result);
-      break;
-    case RecordKind::Fatal:
-      result.fatal = text_of(record, "what");
-      break;
-    case RecordKind::Unsupported:
-      result.unsupported = text_of(record, "reason");
-      break;
-    case RecordKind::End:
-      result.ended = true;
-      result.end_reason = text_of(record, "reason");
-      break;
-    case RecordKind::Frame:
-      if (record.value("dir", "") == "s2c" && record.contains("label") &&
-          record["label"].is_string())
-        result.sent_labels.insert(record["label"].get<std::string>());
-      [[fallthrough]];
-    case RecordKind::Raw:
-      if (record.value("dir", "") == "c2s") result.client_spoke = true;
-      break;
-    case RecordKind::Http:
-      result.client_spoke = true;
-      break;
-    default:
-      break;
-  }
-}
-
-}  // namespace
 
 TranscriptRecords read_transcript(const std::filesystem::path& jsonl) {
   TranscriptRecords result;

@@ -61,11 +61,11 @@ std::vector<BaselineEntry> read_entries(const std::filesystem::path& file, const
       fail(file, node["check"],
            "a check is named <case id>:<check>, e.g. ping/idle:pong-while-idle");
     }
-    if (!entry.check_id.empty() && is_collateral(entry.check_id.substr(colon + 1))) {
+    const auto short_id = entry.check_id.substr(colon + 1);
+    if (!entry.check_id.empty() && is_collateral(short_id)) {
       fail(file, node["check"],
-           "\"" + entry.check_id.substr(colon + 1) +
-               "\" is a finding of the run, not of one case: list it once as finding: " +
-               entry.check_id.substr(colon + 1));
+           "\"" + short_id +
+               "\" is a finding of the run, not of one case: list it once as finding: " + short_id);
     }
     if (!entry.finding.empty() && !is_collateral(entry.finding)) {
       fail(file, node["finding"],
@@ -102,39 +102,6 @@ bool known(const BaselineEntry& entry, const KnownIds& ids) {
          (ids.cases.count(entry.check_id.substr(0, colon)) > 0 &&
           is_builtin_check(entry.check_id.substr(colon + 1)));
 }
-
-}  // namespace
-
-Baseline load_baseline(const std::filesystem::path& file) {
-  const auto text = try_read_file(file);
-  if (!text) throw BaselineError(file.string() + ":0: cannot read the file");
-  return parse_baseline(*text, file);
-}
-
-Baseline parse_baseline(const std::string& text, const std::filesystem::path& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw BaselineError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  Baseline baseline;
-  baseline.file = file;
-  if (root.IsNull()) return baseline;
-  if (!root.IsMap()) fail(file, root, "a baseline is a map with expected_failures and flaky");
-  for (const auto& member : root) {
-    if (!member.first.IsScalar()) fail(file, member.first, "a key is text");
-    const auto name = member.first.as<std::string>();
-    if (name != "expected_failures" && name != "flaky") {
-      fail(file, member.first, "unknown key '" + name + "' (known: expected_failures, flaky)");
-    }
-  }
-  baseline.expected_failures = read_entries(file, root["expected_failures"], "expected_failures");
-  baseline.flaky = read_entries(file, root["flaky"], "flaky");
-  return baseline;
-}
-
-namespace {
 
 bool names(const BaselineEntry& entry, const Finding& finding) {
   return entry.finding == finding.check &&
@@ -183,6 +150,35 @@ void apply_to_findings(const Baseline& baseline, RunResult& run) {
 
 }  // namespace
 
+Baseline load_baseline(const std::filesystem::path& file) {
+  const auto text = try_read_file(file);
+  if (!text) throw BaselineError(file.string() + ":0: cannot read the file");
+  return parse_baseline(*text, file);
+}
+
+Baseline parse_baseline(const std::string& text, const std::filesystem::path& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw BaselineError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  Baseline baseline;
+  baseline.file = file;
+  if (root.IsNull()) return baseline;
+  if (!root.IsMap()) fail(file, root, "a baseline is a map with expected_failures and flaky");
+  for (const auto& member : root) {
+    if (!member.first.IsScalar()) fail(file, member.first, "a key is text");
+    const auto name = member.first.as<std::string>();
+    if (name != "expected_failures" && name != "flaky") {
+      fail(file, member.first, "unknown key '" + name + "' (known: expected_failures, flaky)");
+    }
+  }
+  baseline.expected_failures = read_entries(file, root["expected_failures"], "expected_failures");
+  baseline.flaky = read_entries(file, root["flaky"], "flaky");
+  return baseline;
+}
+
 void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& run) {
   run.baseline_file = baseline.file.string();
   for (const auto* list : {&baseline.expected_failures, &baseline.flaky}) {
@@ -195,7 +191,7 @@ void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& ru
     const auto flaky = std::find_if(baseline.flaky.begin(), baseline.flaky.end(),
                                     [&](const BaselineEntry& e) { return applies(e, result); });
     if (flaky != baseline.flaky.end()) {
-      result.expectation = CaseResult::Expectation::kFlaky;
+      result.expectation = Expectation::kFlaky;
       result.expectation_reason = flaky->reason;
       continue;
     }
@@ -220,13 +216,9 @@ void apply_baseline(const Baseline& baseline, const KnownIds& ids, RunResult& ru
                            });
       (covered ? covered_failing : failing_uncovered) = true;
     }
-    if (!covered_failing) {
-      result.expectation = CaseResult::Expectation::kStale;
-      result.expectation_reason = reasons;
-    } else if (!failing_uncovered) {
-      result.expectation = CaseResult::Expectation::kExpectedFailure;
-      result.expectation_reason = reasons;
-    }
+    if (covered_failing && failing_uncovered) continue;  // a new failure beside the known ones
+    result.expectation = covered_failing ? Expectation::kExpectedFailure : Expectation::kStale;
+    result.expectation_reason = reasons;
   }
   apply_to_findings(baseline, run);
 }

@@ -1,9 +1,7 @@
 #include "reports/comparison.hpp"
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <set>
 #include <sstream>
 
 #include "reports/html.hpp"
@@ -11,78 +9,20 @@
 
 namespace mcpping {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 // One cell: the verdict, marked when a baseline expected it or found it stale.
 std::string cell(const CaseResult& result) {
-  std::string text(to_string(result.verdict));
-  switch (result.expectation) {
-    case CaseResult::Expectation::kExpectedFailure:
-      return text + " (baseline)";
-    case CaseResult::Expectation::kFlaky:
-      return text + " (flaky)";
-    case CaseResult::Expectation::kStale:
-      return text + " (stale baseline)";
-    case CaseResult::Expectation::kNone:
-      break;
-  }
-  return text;
-}
-
-using Key = std::pair<std::string, std::string>;  // case id, transport
-
-// Rows: every (case, transport) any run has, sorted by case then transport; each run's cells.
-struct Matrix {
-  std::set<Key> rows;
-  std::map<std::string, std::string> titles;  // case id -> title
-  std::vector<std::map<Key, const CaseResult*>> cells;
-};
-
-Matrix matrix_of(const std::vector<LabelledRun>& runs) {
-  Matrix matrix;
-  matrix.cells.resize(runs.size());
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const auto& result : runs[i].run.cases) {
-      const Key key{result.case_id, result.transport};
-      matrix.rows.insert(key);
-      matrix.titles.emplace(result.case_id, result.title);
-      matrix.cells[i][key] = &result;
-    }
-  }
-  return matrix;
+  // In the order of Expectation's enumerators.
+  constexpr std::string_view kMarks[] = {"", " (baseline)", " (flaky)", " (stale baseline)"};
+  return std::string(to_string(result.verdict)) +
+         std::string(kMarks[static_cast<std::size_t>(result.expectation)]);
 }
 
 // "92: 77 passed, ..." of the closing line.
 std::string totals(const RunResult& run) { return closing_line(run).substr(6); }
-
-}  // namespace
-
-std::string render_comparison_markdown(const std::vector<LabelledRun>& runs) {
-  const Matrix matrix = matrix_of(runs);
-  const auto& cells = matrix.cells;
-  std::ostringstream out;
-  out << "| case | transport |";
-  for (const auto& run : runs) out << " " << run.label << " |";
-  out << "\n|---|---|";
-  for (std::size_t i = 0; i < runs.size(); ++i) out << "---|";
-  out << "\n";
-  for (const auto& key : matrix.rows) {
-    out << "| `" << key.first << "` | " << key.second << " |";
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto it = cells[i].find(key);
-      out << " " << (it == cells[i].end() ? std::string("not run") : cell(*it->second)) << " |";
-    }
-    out << "\n";
-  }
-  out << "| **total** | |";
-  for (const auto& run : runs) out << " " << totals(run.run) << " |";
-  out << "\n";
-  return out.str();
-}
-
-namespace {
-
-namespace fs = std::filesystem;
 
 // The href of `file` from `page_dir`, or nothing when there is no such file.
 std::optional<std::string> link_to(const fs::path& file, const fs::path& page_dir) {
@@ -122,12 +62,49 @@ std::string cell_html(const ReportColumn& column, const CaseResult& result,
 
 }  // namespace
 
+CaseMatrix case_matrix(const std::vector<LabelledRun>& runs) {
+  CaseMatrix matrix;
+  matrix.cells.resize(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& result : runs[i].run.cases) {
+      const CaseMatrix::Key key{result.case_id, result.transport};
+      matrix.rows.insert(key);
+      matrix.titles.emplace(result.case_id, result.title);
+      matrix.cells[i][key] = &result;
+    }
+  }
+  return matrix;
+}
+
+std::string render_comparison_markdown(const std::vector<LabelledRun>& runs) {
+  const CaseMatrix matrix = case_matrix(runs);
+  const auto& cells = matrix.cells;
+  std::ostringstream out;
+  out << "| case | transport |";
+  for (const auto& run : runs) out << " " << run.label << " |";
+  out << "\n|---|---|";
+  for (std::size_t i = 0; i < runs.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& key : matrix.rows) {
+    out << "| `" << key.first << "` | " << key.second << " |";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto it = cells[i].find(key);
+      out << " " << (it == cells[i].end() ? std::string("not run") : cell(*it->second)) << " |";
+    }
+    out << "\n";
+  }
+  out << "| **total** | |";
+  for (const auto& run : runs) out << " " << totals(run.run) << " |";
+  out << "\n";
+  return out.str();
+}
+
 std::string render_comparison_html(const std::vector<ReportColumn>& columns,
                                    const fs::path& page_dir, const std::string& generated_at,
                                    const std::string& suite_version) {
   std::vector<LabelledRun> runs;
   for (const auto& column : columns) runs.push_back(column.labelled);
-  const Matrix matrix = matrix_of(runs);
+  const CaseMatrix matrix = case_matrix(runs);
   std::ostringstream out;
   out << html_page_start("mcp-ping-conformance: clients side by side")
       << "<h1>mcp-ping-conformance: clients side by side</h1>\n<p class=\"sub\">Generated "

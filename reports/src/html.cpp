@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
-#include <stdexcept>
 
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -19,8 +17,6 @@
 namespace mcpping {
 
 namespace fs = std::filesystem;
-
-namespace {
 
 // Transcripts of misbehaving clients can be huge; a page shows at most this much.
 constexpr std::size_t kTranscriptCap = 2 * 1024 * 1024;
@@ -68,7 +64,9 @@ details.issue pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;white-
 word-break:break-word;user-select:all}
 )css";
 
-std::string page_start(const std::string& title) {
+std::string html_escape(std::string_view text) { return xml_escape(std::string(text)); }
+
+std::string html_page_start(const std::string& title) {
   // The policy is a second line of defence: even a markup bug cannot run a script.
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -78,9 +76,21 @@ std::string page_start(const std::string& title) {
          "</style>\n</head>\n<body>\n";
 }
 
-constexpr std::string_view kPageEnd = "</body>\n</html>\n";
+std::string_view html_page_end() { return "</body>\n</html>\n"; }
 
+std::string_view html_legend() {
+  return "<p class=\"legend\"><span class=\"v-pass\">PASS</span><span class=\"v-non-strict\">"
+         "NON_STRICT</span><span class=\"v-fail\">FAIL</span><span class=\"v-info\">"
+         "INFORMATIONAL</span><span class=\"v-unsupported\">UNSUPPORTED</span>"
+         "<span class=\"v-error\">ERROR</span><span class=\"v-xfail\">expected failure "
+         "(baseline)</span><span class=\"v-stale\">STALE baseline entry</span></p>\n";
+}
+
+namespace {
+
+using number_text::latency_text;
 using number_text::ms;
+using number_text::per_second;
 
 // `text` with [A-Za-z0-9-] and the bytes of `also` kept, every other byte as `escape` and two
 // hex digits.
@@ -106,21 +116,10 @@ std::string path_part(std::string_view text) {
 }
 
 std::string verdict_class(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::Pass:
-      return "v-pass";
-    case Verdict::NonStrict:
-      return "v-non-strict";
-    case Verdict::Fail:
-      return "v-fail";
-    case Verdict::Informational:
-      return "v-info";
-    case Verdict::Unsupported:
-      return "v-unsupported";
-    case Verdict::Error:
-      return "v-error";
-  }
-  return "v-error";
+  // In the order of the enumerators.
+  constexpr std::string_view kClasses[] = {"v-pass",       "v-info", "v-unsupported",
+                                           "v-non-strict", "v-fail", "v-error"};
+  return std::string(kClasses[static_cast<std::size_t>(verdict)]);
 }
 
 struct Cell {
@@ -132,27 +131,13 @@ struct Cell {
 Cell cell_of(const CaseResult& result) {
   const std::string verdict(to_string(result.verdict));
   if (result.verdict != Verdict::Error) {
-    if (result.expectation == CaseResult::Expectation::kExpectedFailure) {
+    if (result.expectation == Expectation::kExpectedFailure) {
       return {"v-xfail", "expected " + verdict};
     }
-    if (result.expectation == CaseResult::Expectation::kStale) return {"v-stale", "STALE"};
+    if (result.expectation == Expectation::kStale) return {"v-stale", "STALE"};
   }
-  const bool flaky =
-      result.expectation == CaseResult::Expectation::kFlaky && result.verdict != Verdict::Pass;
+  const bool flaky = result.expectation == Expectation::kFlaky && result.verdict != Verdict::Pass;
   return {verdict_class(result.verdict), flaky ? verdict + " (flaky)" : verdict};
-}
-
-// A cell's tooltip: why the case is not a plain PASS.
-std::string one_line(const CaseResult& result) {
-  if (result.expectation == CaseResult::Expectation::kStale) {
-    return shorten("listed in the baseline, but passed: " + result.expectation_reason, 300);
-  }
-  const auto notable = notable_checks(result);
-  std::string line = notable.empty() ? result.reason : check_headline(*notable.front());
-  if (result.expectation == CaseResult::Expectation::kExpectedFailure) {
-    line += " (baseline: " + result.expectation_reason + ")";
-  }
-  return shorten(line, 300);
 }
 
 std::string spec_html(const std::vector<SpecReference>& refs) {
@@ -197,13 +182,6 @@ std::string checks_table(const CaseResult& result) {
   return out.str();
 }
 
-std::string latency_text(const LatencyFigures& figures) {
-  return "p50 " + ms(figures.p50) + " ms, p95 " + ms(figures.p95) + " ms, max " + ms(figures.max) +
-         " ms";
-}
-
-using number_text::per_second;
-
 std::string timings_table(const CaseResult& result) {
   std::ostringstream out;
   out << "<table>\n<tr><th>case duration</th><td>" << ms(result.duration_ms) << " ms</td></tr>\n";
@@ -215,12 +193,7 @@ std::string timings_table(const CaseResult& result) {
   for (const auto& check : result.checks) {
     if (!is_burst(check)) continue;
     std::vector<std::string> parts;
-    if (check.burst) {
-      parts.push_back(std::to_string(check.burst->pongs) + "/" +
-                      std::to_string(check.burst->pings) + " pongs, the last " +
-                      ms(check.burst->time_to_last_pong_ms) + " ms after the first ping, " +
-                      per_second(check.burst->pongs_per_second) + " pongs/s");
-    }
+    if (check.burst) parts.push_back(number_text::burst_text(*check.burst));
     if (!check.latency_ms.empty()) {
       parts.push_back("each pong " + latency_text(latency_figures(check.latency_ms)));
     }
@@ -269,13 +242,13 @@ std::string render_case_page(const std::string& label, const CaseResult& result,
                              const RunInfo& info, const std::string& index_href) {
   const Cell cell = cell_of(result);
   std::ostringstream out;
-  out << page_start(result.case_id + " (" + result.transport + ", " + label + ")")
+  out << html_page_start(result.case_id + " (" + result.transport + ", " + label + ")")
       << "<nav><a href=\"" << index_href << "\">&larr; all cases</a></nav>\n"
       << "<h1><code>" << html_escape(result.case_id) << "</code></h1>\n<p class=\"sub\">"
       << html_escape(result.title) << " &middot; " << html_escape(result.transport) << " &middot; "
       << html_escape(label) << "</p>\n<p><span class=\"badge " << cell.css << "\">"
       << html_escape(cell.text) << "</span> " << html_escape(result.reason) << "</p>\n";
-  if (result.expectation != CaseResult::Expectation::kNone) {
+  if (result.expectation != Expectation::kNone) {
     out << "<p>Baseline: " << to_string(result.expectation) << " &mdash; "
         << html_escape(result.expectation_reason) << "</p>\n";
   }
@@ -289,7 +262,7 @@ std::string render_case_page(const std::string& label, const CaseResult& result,
   }
   out << issue_section(result, info) << "<h2>Checks</h2>\n"
       << checks_table(result) << "<h2>Timings</h2>\n"
-      << timings_table(result) << transcript_section(result.evidence_dir) << kPageEnd;
+      << timings_table(result) << transcript_section(result.evidence_dir) << html_page_end();
   return out.str();
 }
 
@@ -297,9 +270,9 @@ std::string render_case_page(const std::string& label, const CaseResult& result,
 std::vector<std::string> transports_of(const std::vector<LabelledRun>& runs) {
   std::vector<std::string> transports;
   for (const auto& run : runs) {
-    for (const auto& result : run.run.cases) {
-      if (std::find(transports.begin(), transports.end(), result.transport) == transports.end()) {
-        transports.push_back(result.transport);
+    for (const auto& transport : transports_of(run.run)) {
+      if (std::find(transports.begin(), transports.end(), transport) == transports.end()) {
+        transports.push_back(transport);
       }
     }
   }
@@ -311,12 +284,10 @@ std::string runs_table(const std::vector<LabelledRun>& runs) {
   out << "<table>\n<thead><tr><th>client</th><th>driver</th><th>revision</th><th>mode</th>"
          "<th>started</th><th>result</th></tr></thead>\n<tbody>\n";
   for (const auto& [label, run] : runs) {
-    std::string driver;
-    for (const auto& word : run.info.driver_argv) driver += (driver.empty() ? "" : " ") + word;
-    out << "<tr><td>" << html_escape(label) << "</td><td><code>" << html_escape(driver)
-        << "</code></td><td class=\"nowrap\">" << html_escape(run.info.revision) << "</td><td>"
-        << (run.info.strict ? "strict" : "lenient") << "<br>"
-        << html_escape(schema_validation_line(run.info)) << "</td><td class=\"nowrap\">"
+    out << "<tr><td>" << html_escape(label) << "</td><td><code>"
+        << html_escape(join(run.info.driver_argv, " ")) << "</code></td><td class=\"nowrap\">"
+        << html_escape(run.info.revision) << "</td><td>" << (run.info.strict ? "strict" : "lenient")
+        << "<br>" << html_escape(schema_validation_line(run.info)) << "</td><td class=\"nowrap\">"
         << html_escape(run.started_at) << "</td><td>" << html_escape(closing_line(run))
         << "</td></tr>\n";
   }
@@ -331,57 +302,52 @@ std::string runs_table(const std::vector<LabelledRun>& runs) {
   return out.str();
 }
 
-constexpr std::string_view kLegend =
-    "<p class=\"legend\"><span class=\"v-pass\">PASS</span><span class=\"v-non-strict\">"
-    "NON_STRICT</span><span class=\"v-fail\">FAIL</span><span class=\"v-info\">INFORMATIONAL"
-    "</span><span class=\"v-unsupported\">UNSUPPORTED</span><span class=\"v-error\">ERROR</span>"
-    "<span class=\"v-xfail\">expected failure (baseline)</span><span class=\"v-stale\">STALE "
-    "baseline entry</span></p>\n";
+// A table's head: the `lead` columns, then `columns` for each client, grouped under its label
+// when there are several (the first column of a group marked "group").
+std::string grouped_head(const std::vector<LabelledRun>& runs, const std::vector<std::string>& lead,
+                         const std::vector<std::string>& columns) {
+  const bool several = runs.size() > 1;
+  std::string out = "<thead>\n<tr>";
+  for (const auto& head : lead) out += (several ? "<th rowspan=\"2\">" : "<th>") + head + "</th>";
+  if (several) {
+    for (const auto& run : runs) {
+      out += "<th class=\"group\" colspan=\"" + std::to_string(columns.size()) + "\">" +
+             html_escape(run.label) + "</th>";
+    }
+    out += "</tr>\n<tr>";
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      out += (c == 0 && several ? "<th class=\"group\">" : "<th>") + columns[c] + "</th>";
+  }
+  return out + "</tr>\n</thead>\n";
+}
 
 std::string matrix(const std::vector<LabelledRun>& runs) {
   const auto transports = transports_of(runs);
-  using Key = std::pair<std::string, std::string>;  // case id, transport
-  std::map<std::string, std::string> titles;        // sorted rows: case id -> title
-  std::vector<std::map<Key, const CaseResult*>> cells(runs.size());
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const auto& result : runs[i].run.cases) {
-      titles.emplace(result.case_id, result.title);
-      cells[i][{result.case_id, result.transport}] = &result;
-    }
-  }
+  const CaseMatrix cases = case_matrix(runs);
   const bool several = runs.size() > 1;
   std::ostringstream out;
-  out << "<table class=\"matrix\">\n<thead>\n<tr><th" << (several ? " rowspan=\"2\"" : "")
-      << ">case</th>";
-  if (several) {
-    for (const auto& run : runs) {
-      out << "<th class=\"group\" colspan=\"" << transports.size() << "\">"
-          << html_escape(run.label) << "</th>";
-    }
-    out << "</tr>\n<tr>";
-  }
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (std::size_t t = 0; t < transports.size(); ++t) {
-      out << "<th" << (t == 0 && several ? " class=\"group\"" : "") << ">"
-          << html_escape(transports[t]) << "</th>";
-    }
-  }
-  out << "</tr>\n</thead>\n<tbody>\n";
-  for (const auto& [id, title] : titles) {
+  std::vector<std::string> transport_heads;
+  for (const auto& transport : transports) transport_heads.push_back(html_escape(transport));
+  out << "<table class=\"matrix\">\n"
+      << grouped_head(runs, {"case"}, transport_heads) << "<tbody>\n";
+  for (const auto& [id, title] : cases.titles) {
     out << "<tr><th scope=\"row\"><code>" << html_escape(id) << "</code><span class=\"title\">"
         << html_escape(title) << "</span></th>";
     for (std::size_t i = 0; i < runs.size(); ++i) {
       for (std::size_t t = 0; t < transports.size(); ++t) {
         const std::string group = t == 0 && several ? " group" : "";
-        const auto it = cells[i].find({id, transports[t]});
-        if (it == cells[i].end()) {
+        const auto it = cases.cells[i].find({id, transports[t]});
+        if (it == cases.cells[i].end()) {
           out << "<td class=\"v-none" << group << "\" title=\"not run\">&ndash;</td>";
           continue;
         }
         const Cell cell = cell_of(*it->second);
         out << "<td class=\"" << cell.css << group << "\"><a href=\""
             << html_escape(html_case_page(i, transports[t], id).generic_string()) << "\" title=\""
-            << html_escape(one_line(*it->second)) << "\">" << html_escape(cell.text) << "</a></td>";
+            << html_escape(html_cell_reason(*it->second)) << "\">" << html_escape(cell.text)
+            << "</a></td>";
       }
     }
     out << "</tr>\n";
@@ -459,21 +425,9 @@ std::string burst_table(const std::vector<LabelledRun>& runs) {
   if (rows.empty()) return "";
   const bool several = runs.size() > 1;
   std::ostringstream out;
-  out << "<table class=\"bursts\">\n<thead>\n<tr>";
-  if (several) {
-    out << "<th rowspan=\"2\">case</th><th rowspan=\"2\">transport</th>";
-    for (const auto& run : runs) {
-      out << "<th class=\"group\" colspan=\"3\">" << html_escape(run.label) << "</th>";
-    }
-    out << "</tr>\n<tr>";
-  } else {
-    out << "<th>case</th><th>transport</th>";
-  }
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    out << "<th" << (several ? " class=\"group\"" : "")
-        << ">pongs</th><th>time to last pong (ms)</th><th>pongs/s</th>";
-  }
-  out << "</tr>\n</thead>\n<tbody>\n";
+  out << "<table class=\"bursts\">\n"
+      << grouped_head(runs, {"case", "transport"}, {"pongs", "time to last pong (ms)", "pongs/s"})
+      << "<tbody>\n";
   for (const auto& row : rows) {
     out << "<tr><td><code>" << html_escape(row.case_id) << "</code></td><td>"
         << html_escape(row.transport) << "</td>";
@@ -485,7 +439,7 @@ std::string burst_table(const std::vector<LabelledRun>& runs) {
         continue;
       }
       const BurstFigures& burst = *it->second;
-      out << "<td class=\"num" << group << "\">" << burst.pongs << "/" << burst.pings
+      out << "<td class=\"num" << group << "\">" << number_text::pongs_of_pings(burst)
           << "</td><td class=\"num\">" << ms(burst.time_to_last_pong_ms)
           << "</td><td class=\"num\">" << per_second(burst.pongs_per_second) << "</td>";
     }
@@ -528,12 +482,12 @@ std::string root_causes_and_findings(const std::vector<LabelledRun>& runs) {
 
 std::string render_index(const std::vector<LabelledRun>& runs) {
   std::ostringstream out;
-  out << page_start("mcp-ping-conformance report") << "<h1>mcp-ping-conformance</h1>\n"
+  out << html_page_start("mcp-ping-conformance report") << "<h1>mcp-ping-conformance</h1>\n"
       << "<p class=\"sub\">Version "
       << html_escape(runs.empty() ? "" : runs.front().run.info.suite_version)
       << ". Each cell links to the case's checks and transcript.</p>\n<h2 id=\"runs\">Runs</h2>\n"
       << runs_table(runs) << root_causes_and_findings(runs) << "<h2 id=\"cases\">Cases</h2>\n"
-      << kLegend << matrix(runs);
+      << html_legend() << matrix(runs);
   std::string charts;
   for (const auto& transport : transports_of(runs)) charts += latency_chart(runs, transport);
   if (!charts.empty()) {
@@ -547,34 +501,30 @@ std::string render_index(const std::vector<LabelledRun>& runs) {
            "from the first ping written to the last pong received.</p>\n"
         << bursts;
   }
-  out << kPageEnd;
+  out << html_page_end();
   return out.str();
 }
 
-void write_text(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + file.string());
-}
-
 }  // namespace
-
-std::string html_escape(std::string_view text) { return xml_escape(std::string(text)); }
 
 std::string html_href(const fs::path& relative) {
   return html_escape(escape_bytes(relative.generic_string(), '%', "._~/"));
 }
 
-std::string html_page_start(const std::string& title) { return page_start(title); }
-
-std::string_view html_page_end() { return kPageEnd; }
-
-std::string_view html_legend() { return kLegend; }
-
 std::string html_cell_class(const CaseResult& result) { return cell_of(result).css; }
 
-std::string html_cell_reason(const CaseResult& result) { return one_line(result); }
+// A cell's tooltip: why the case is not a plain PASS.
+std::string html_cell_reason(const CaseResult& result) {
+  if (result.expectation == Expectation::kStale) {
+    return shorten("listed in the baseline, but passed: " + result.expectation_reason, 300);
+  }
+  const auto notable = notable_checks(result);
+  std::string line = notable.empty() ? result.reason : check_headline(*notable.front());
+  if (result.expectation == Expectation::kExpectedFailure) {
+    line += " (baseline: " + result.expectation_reason + ")";
+  }
+  return shorten(line, 300);
+}
 
 fs::path html_case_page(std::size_t client, const std::string& transport,
                         const std::string& case_id) {
@@ -589,16 +539,18 @@ fs::path html_case_page(std::size_t client, const std::string& transport,
 
 void write_html_report(const std::vector<LabelledRun>& runs, const fs::path& dir) {
   fs::remove_all(dir / "cases");  // pages of an earlier report must not linger
+  fs::create_directories(dir);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const auto& result : runs[i].run.cases) {
       const fs::path page = html_case_page(i, result.transport, result.case_id);
       std::string index_href;
       for (auto part = std::next(page.begin()); part != page.end(); ++part) index_href += "../";
-      write_text(dir / page, render_case_page(runs[i].label, result, runs[i].run.info,
+      fs::create_directories((dir / page).parent_path());
+      write_file(dir / page, render_case_page(runs[i].label, result, runs[i].run.info,
                                               index_href + "index.html"));
     }
   }
-  write_text(dir / "index.html", render_index(runs));
+  write_file(dir / "index.html", render_index(runs));
 }
 
 }  // namespace mcpping

@@ -1,11 +1,11 @@
 #include "reports/json_report.hpp"
 
-#include "core/latency.hpp"
-
 #include <algorithm>
-#include <cmath>
+#include <array>
 #include <fstream>
-#include <stdexcept>
+
+#include "core/files.hpp"
+#include "core/latency.hpp"
 
 namespace mcpping {
 
@@ -16,10 +16,11 @@ namespace {
 json refs_json(const std::vector<SpecReference>& spec) {
   json refs = json::array();
   for (const auto& ref : spec) {
-    json entry = {
-        {"key", ref.key}, {"url", ref.url}, {"revision", ref.revision}, {"text", ref.text}};
-    entry["binds"] = std::string(to_string(ref.binds));
-    refs.push_back(std::move(entry));
+    refs.push_back({{"key", ref.key},
+                    {"url", ref.url},
+                    {"revision", ref.revision},
+                    {"text", ref.text},
+                    {"binds", to_string(ref.binds)}});
   }
   return refs;
 }
@@ -34,47 +35,42 @@ std::vector<SpecReference> refs_from_json(const json& refs) {
   return out;
 }
 
+// In the order of the enumerators.
+constexpr std::array<std::string_view, 4> kExpectationNames = {"none", "expected-failure", "flaky",
+                                                               "stale"};
+
+Expectation parse_expectation(const std::string& text) {
+  const auto it = std::find(kExpectationNames.begin(), kExpectationNames.end(), text);
+  return it == kExpectationNames.end() ? Expectation::kNone
+                                       : static_cast<Expectation>(it - kExpectationNames.begin());
+}
+
+void add_single_pongs(const CaseResult& result, std::vector<double>& all) {
+  for (const auto& check : result.checks) {
+    if (!is_burst(check)) all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
+  }
+}
+
 }  // namespace
+
+std::string_view to_string(Expectation expectation) {
+  return kExpectationNames.at(static_cast<std::size_t>(expectation));
+}
 
 json to_json(const CheckResult& check) {
   json out = {{"id", check.id},
               {"level", to_string(check.level)},
               {"verdict", to_string(check.verdict)},
+              {"outcome", to_string(check.outcome)},
               {"spec", refs_json(check.spec)},
               {"expected", check.expected},
               {"actual", check.actual}};
-  out["outcome"] = to_string(check.outcome);
   if (check.kind != CheckKind::Subject) out["kind"] = to_string(check.kind);
   if (!check.latency_ms.empty()) out["latency_ms"] = check.latency_ms;
   if (check.burst) out["burst"] = to_json(*check.burst);
   if (check.at_ms) out["at_ms"] = *check.at_ms;
   return out;
 }
-
-std::string_view to_string(CaseResult::Expectation expectation) {
-  switch (expectation) {
-    case CaseResult::Expectation::kNone:
-      return "none";
-    case CaseResult::Expectation::kExpectedFailure:
-      return "expected-failure";
-    case CaseResult::Expectation::kFlaky:
-      return "flaky";
-    case CaseResult::Expectation::kStale:
-      return "stale";
-  }
-  return "none";
-}
-
-namespace {
-
-CaseResult::Expectation parse_expectation(const std::string& text) {
-  if (text == "expected-failure") return CaseResult::Expectation::kExpectedFailure;
-  if (text == "flaky") return CaseResult::Expectation::kFlaky;
-  if (text == "stale") return CaseResult::Expectation::kStale;
-  return CaseResult::Expectation::kNone;
-}
-
-}  // namespace
 
 LatencyFigures latency_figures(const std::vector<double>& latencies) {
   const auto summary = summarize_latencies(latencies);
@@ -84,16 +80,6 @@ LatencyFigures latency_figures(const std::vector<double>& latencies) {
 bool is_burst(const CheckResult& check) {
   return check.burst.has_value() || check.latency_ms.size() > 1;
 }
-
-namespace {
-
-void add_single_pongs(const CaseResult& result, std::vector<double>& all) {
-  for (const auto& check : result.checks) {
-    if (!is_burst(check)) all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
-  }
-}
-
-}  // namespace
 
 LatencyFigures single_pong_figures(const CaseResult& result) {
   std::vector<double> all;
@@ -158,7 +144,7 @@ json to_json(const CaseResult& result) {
               {"evidence_dir", result.evidence_dir.string()}};
   if (!not_judged.empty()) out["not_judged"] = std::move(not_judged);
   if (!result.reason.empty()) out["reason"] = result.reason;
-  if (result.expectation != CaseResult::Expectation::kNone) {
+  if (result.expectation != Expectation::kNone) {
     out["baseline"] = {{"status", to_string(result.expectation)},
                        {"reason", result.expectation_reason}};
   }
@@ -225,13 +211,8 @@ json to_json(const RunResult& run) {
 }
 
 void write_results_json(const RunResult& run, const std::filesystem::path& file) {
-  const std::filesystem::path temporary = file.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << to_json(run).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  std::filesystem::rename(temporary, file);
+  write_file_atomically(file,
+                        to_json(run).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 RunResult read_results_json(const std::filesystem::path& file) {
@@ -316,12 +297,9 @@ RunResult read_results_json(const std::filesystem::path& file) {
 
 void write_case_verdict(const CaseResult& result) {
   if (result.evidence_dir.empty()) return;
-  std::ofstream file(result.evidence_dir / "verdict.json");
   // Replace broken UTF-8 a client may have sent rather than throwing on dump().
-  file << to_json(result).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  if (!file) {
-    throw std::runtime_error("cannot write " + (result.evidence_dir / "verdict.json").string());
-  }
+  write_file(result.evidence_dir / "verdict.json",
+             to_json(result).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace mcpping

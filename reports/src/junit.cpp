@@ -1,11 +1,12 @@
 #include "reports/junit.hpp"
 
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
-#include <stdexcept>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
 
@@ -13,6 +14,8 @@ namespace mcpping {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+constexpr std::pair<char, std::string_view> kEntities[] = {
+    {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&apos;"}};
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 when it is not one.
 std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {
@@ -179,32 +182,14 @@ std::string xml_escape(const std::string& text) {
   for (std::size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        case '\'':
-          out += "&apos;";
-          break;
-        case '\t':
-        case '\n':
-        case '\r':
-          out += static_cast<char>(c);
-          break;
-        default:
-          if (c < 0x20 || c == 0x7F)
-            out += kReplacement;
-          else
-            out += static_cast<char>(c);
+      const auto entity = std::find_if(std::begin(kEntities), std::end(kEntities),
+                                       [&](const auto& e) { return e.first == c; });
+      if (entity != std::end(kEntities)) {
+        out += entity->second;
+      } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+        out += kReplacement;
+      } else {
+        out += static_cast<char>(c);
       }
       ++i;
       continue;
@@ -224,13 +209,8 @@ std::string xml_escape(const std::string& text) {
 std::string render_junit(const RunResult& run) {
   // One <testsuite> per transport, in the order the transports first appear, and one more
   // per transport for its findings.
-  std::vector<std::string> transports;
-  std::map<std::string, std::vector<const CaseResult*>> by_transport;
-  for (const auto& result : run.cases) {
-    auto& bucket = by_transport[result.transport];
-    if (bucket.empty()) transports.push_back(result.transport);
-    bucket.push_back(&result);
-  }
+  std::map<std::string, std::vector<CaseResult>> by_transport;
+  for (const auto& result : run.cases) by_transport[result.transport].push_back(result);
   std::map<std::string, std::vector<const Finding*>> findings;
   for (const auto& finding : run.findings) findings[finding.transport].push_back(&finding);
   const bool strict = run.info.strict;
@@ -255,13 +235,10 @@ std::string render_junit(const RunResult& run) {
     if (!run.baseline_file.empty()) write_property(out, "baseline", run.baseline_file);
     out << "    </properties>\n";
   };
-  for (const auto& transport : transports) {
-    std::vector<CaseResult> cases;
+  for (const auto& transport : transports_of(run)) {
+    const auto& cases = by_transport[transport];
     double time_ms = 0;
-    for (const CaseResult* result : by_transport[transport]) {
-      cases.push_back(*result);
-      time_ms += result->duration_ms;
-    }
+    for (const auto& result : cases) time_ms += result.duration_ms;
     const VerdictCounts counts = count_verdicts(cases);
     out << "  <testsuite name=\"mcp." << xml_escape(transport) << "\" tests=\"" << counts.total
         << "\" failures=\"" << failures(counts, strict) << "\" errors=\"" << counts.error
@@ -287,13 +264,7 @@ std::string render_junit(const RunResult& run) {
 
 void write_junit(const RunResult& run, const std::filesystem::path& file) {
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-  const std::filesystem::path temporary = file.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << render_junit(run);
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  std::filesystem::rename(temporary, file);
+  write_file_atomically(file, render_junit(run));
 }
 
 }  // namespace mcpping

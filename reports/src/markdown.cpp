@@ -1,11 +1,9 @@
 #include "reports/markdown.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <sstream>
-#include <stdexcept>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
 #include "reports/html.hpp"
@@ -15,27 +13,24 @@
 
 namespace mcpping {
 
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
 namespace {
 
 using number_text::ms;
-
 using number_text::per_second;
-
-// The transports of a run, in the order they first appear.
-std::vector<std::string> transports_of(const RunResult& run) {
-  std::vector<std::string> transports;
-  for (const auto& result : run.cases) {
-    if (std::find(transports.begin(), transports.end(), result.transport) == transports.end()) {
-      transports.push_back(result.transport);
-    }
-  }
-  return transports;
-}
-
-// "1000/1000": pongs of pings, so a burst that lost pongs says so.
-std::string pongs_of_pings(const BurstFigures& burst) {
-  return std::to_string(burst.pongs) + "/" + std::to_string(burst.pings);
-}
+using number_text::pongs_of_pings;
 
 // Single pongs per transport (and by case, folded away), then each burst.
 std::string latency_section(const RunResult& run) {
@@ -94,23 +89,6 @@ std::string one_line_reason(const CaseResult& result) {
   }
   return text;
 }
-
-}  // namespace
-
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
-namespace {
 
 // One cause behind three or more cases, named once before the cases it explains.
 std::string root_causes_section(const RunResult& run) {
@@ -215,14 +193,12 @@ std::string render_summary_markdown(const RunResult& run) {
   std::ostringstream failing;
   for (const auto& result : run.cases) {
     if (!case_fails_run(result, run.info.strict)) continue;
-    const std::string verdict = result.expectation == CaseResult::Expectation::kStale
-                                    ? "stale baseline entry"
-                                    : std::string(to_string(result.verdict));
-    failing << "| `" << result.case_id << "` | " << result.transport << " | " << verdict << " | "
-            << (result.expectation == CaseResult::Expectation::kStale
-                    ? "listed in the baseline, but passed: " +
-                          markdown_cell(result.expectation_reason)
-                    : one_line_reason(result))
+    const bool stale = result.expectation == Expectation::kStale;
+    failing << "| `" << result.case_id << "` | " << result.transport << " | "
+            << (stale ? "stale baseline entry" : std::string(to_string(result.verdict))) << " | "
+            << (stale ? "listed in the baseline, but passed: " +
+                            markdown_cell(result.expectation_reason)
+                      : one_line_reason(result))
             << " |\n";
   }
   if (!failing.str().empty()) {
@@ -231,7 +207,7 @@ std::string render_summary_markdown(const RunResult& run) {
   }
   std::ostringstream expected;
   for (const auto& result : run.cases) {
-    if (result.expectation != CaseResult::Expectation::kExpectedFailure) continue;
+    if (result.expectation != Expectation::kExpectedFailure) continue;
     expected << "| `" << result.case_id << "` | " << result.transport << " | "
              << to_string(result.verdict) << " | " << markdown_cell(result.expectation_reason)
              << " |\n";
@@ -254,25 +230,21 @@ std::vector<std::string> latency_lines(const RunResult& run) {
   for (const auto& transport : transports_of(run)) {
     const auto figures = single_pong_figures(run, transport);
     if (figures.count == 0) continue;
-    lines.push_back("single-pong latency, " + transport + ": p50 " + ms(figures.p50) + " ms, p95 " +
-                    ms(figures.p95) + " ms, max " + ms(figures.max) + " ms (" +
-                    std::to_string(figures.count) + (figures.count == 1 ? " pong)" : " pongs)"));
+    lines.push_back("single-pong latency, " + transport + ": " +
+                    number_text::latency_text(figures) + " (" + std::to_string(figures.count) +
+                    (figures.count == 1 ? " pong)" : " pongs)"));
   }
   for (const auto& transport : transports_of(run)) {
     for (const auto& [result, check] : bursts_of(run, transport)) {
       lines.push_back("burst " + result->case_id + ", " + transport + ": " +
-                      pongs_of_pings(*check->burst) + " pongs, the last " +
-                      ms(check->burst->time_to_last_pong_ms) + " ms after the first ping, " +
-                      per_second(check->burst->pongs_per_second) + " pongs/s");
+                      number_text::burst_text(*check->burst));
     }
   }
   return lines;
 }
 
 void write_summary_markdown(const RunResult& run, const std::filesystem::path& file) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << render_summary_markdown(run);
-  if (!out) throw std::runtime_error("cannot write " + file.string());
+  write_file(file, render_summary_markdown(run));
 }
 
 }  // namespace mcpping

@@ -62,15 +62,13 @@ void collect_again(RunResult& run) {
 std::vector<LabelledRun> merge_shards(const std::vector<LabelledRun>& shards) {
   std::vector<LabelledRun> clients;
   for (const auto& shard : shards) {
-    const auto it = std::find_if(clients.begin(), clients.end(),
-                                 [&](const LabelledRun& c) { return c.label == shard.label; });
+    auto it = std::find_if(clients.begin(), clients.end(),
+                           [&](const LabelledRun& c) { return c.label == shard.label; });
     if (it == clients.end()) {
-      clients.push_back({shard.label, RunResult{}});
-      clients.back().run.info = shard.run.info;
-      join(clients.back(), shard.run);
-    } else {
-      join(*it, shard.run);
+      it = clients.insert(clients.end(), {shard.label, RunResult{}});
+      it->run.info = shard.run.info;
     }
+    join(*it, shard.run);
   }
   for (auto& client : clients) {
     std::stable_sort(client.run.cases.begin(), client.run.cases.end(),

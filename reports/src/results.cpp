@@ -19,54 +19,31 @@ std::string schema_validation_line(const RunInfo& info) {
 }
 
 bool case_fails_run(const CaseResult& result, bool strict) {
-  switch (result.expectation) {
-    case CaseResult::Expectation::kExpectedFailure:
-    case CaseResult::Expectation::kFlaky:
-      return result.verdict == Verdict::Error;  // the suite's own trouble is never expected
-    case CaseResult::Expectation::kStale:
-      return true;
-    case CaseResult::Expectation::kNone:
-      break;
-  }
-  return verdict_fails(result.verdict, strict);
+  // The suite's own trouble (ERROR) is never expected.
+  if (result.verdict == Verdict::Error || result.expectation == Expectation::kStale) return true;
+  return result.expectation == Expectation::kNone && verdict_fails(result.verdict, strict);
 }
 
 VerdictCounts count_verdicts(const std::vector<CaseResult>& cases) {
+  // Each verdict's count, in the order of the enumerators.
+  constexpr std::size_t VerdictCounts::*kCountOf[] = {
+      &VerdictCounts::pass,       &VerdictCounts::informational, &VerdictCounts::unsupported,
+      &VerdictCounts::non_strict, &VerdictCounts::fail,          &VerdictCounts::error};
   VerdictCounts counts;
   for (const auto& result : cases) {
     ++counts.total;
-    if (result.expectation == CaseResult::Expectation::kStale) ++counts.stale;
+    if (result.expectation == Expectation::kStale) ++counts.stale;
     if (result.verdict != Verdict::Error) {
-      if (result.expectation == CaseResult::Expectation::kExpectedFailure) {
+      if (result.expectation == Expectation::kExpectedFailure) {
         ++counts.expected_failures;
         continue;
       }
-      if (result.expectation == CaseResult::Expectation::kFlaky &&
-          result.verdict != Verdict::Pass) {
+      if (result.expectation == Expectation::kFlaky && result.verdict != Verdict::Pass) {
         ++counts.flaky;
         continue;
       }
     }
-    switch (result.verdict) {
-      case Verdict::Pass:
-        ++counts.pass;
-        break;
-      case Verdict::NonStrict:
-        ++counts.non_strict;
-        break;
-      case Verdict::Fail:
-        ++counts.fail;
-        break;
-      case Verdict::Informational:
-        ++counts.informational;
-        break;
-      case Verdict::Unsupported:
-        ++counts.unsupported;
-        break;
-      case Verdict::Error:
-        ++counts.error;
-        break;
-    }
+    ++(counts.*kCountOf[static_cast<std::size_t>(result.verdict)]);
   }
   return counts;
 }
@@ -84,6 +61,16 @@ std::vector<const CheckResult*> notable_checks(const CaseResult& result) {
     return static_cast<int>(a->verdict) > static_cast<int>(b->verdict);
   });
   return notable;
+}
+
+std::vector<std::string> transports_of(const RunResult& run) {
+  std::vector<std::string> transports;
+  for (const auto& result : run.cases) {
+    if (std::find(transports.begin(), transports.end(), result.transport) == transports.end()) {
+      transports.push_back(result.transport);
+    }
+  }
+  return transports;
 }
 
 std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases) {
@@ -119,16 +106,8 @@ std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases) {
 }
 
 bool finding_fails_run(const Finding& finding, bool strict) {
-  switch (finding.expectation) {
-    case Expectation::kExpectedFailure:
-    case Expectation::kFlaky:
-      return false;
-    case Expectation::kStale:
-      return true;
-    case Expectation::kNone:
-      break;
-  }
-  return verdict_fails(finding.verdict, strict);
+  return finding.expectation == Expectation::kStale ||
+         (finding.expectation == Expectation::kNone && verdict_fails(finding.verdict, strict));
 }
 
 RunStatus run_status(const RunResult& run) {
@@ -144,15 +123,8 @@ RunStatus run_status(const RunResult& run) {
 }
 
 int exit_code(RunStatus status) {
-  switch (status) {
-    case RunStatus::kOk:
-      return 0;
-    case RunStatus::kFailed:
-      return 1;
-    case RunStatus::kError:
-      break;
-  }
-  return 3;
+  constexpr int kCodes[] = {0, 1, 3};  // kOk, kFailed, kError
+  return kCodes[static_cast<std::size_t>(status)];
 }
 
 namespace {

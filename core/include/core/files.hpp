@@ -19,4 +19,7 @@ std::string read_file_or_empty(const std::filesystem::path& file);
 // Replaces the file's contents. Throws std::runtime_error naming the file when it cannot.
 void write_file(const std::filesystem::path& file, const std::string& text);
 
+// The same through a temporary file renamed over `file`, so a reader never sees half of it.
+void write_file_atomically(const std::filesystem::path& file, const std::string& text);
+
 }  // namespace mcpping

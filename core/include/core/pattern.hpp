@@ -29,9 +29,6 @@ bool same_json(const Json& a, const Json& b);
 // "name.path" when `text` is exactly "${name.path}".
 std::optional<std::string> whole_ref(std::string_view text);
 
-// Every "name.path" named by a "${...}" anywhere inside `text`, in order.
-std::vector<std::string> embedded_refs(std::string_view text);
-
 // The capture name of a reference: "call" for "call.params.id".
 std::string ref_root(std::string_view ref);
 

@@ -136,9 +136,6 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
 // driver_steps with every {"op":"idle","timeout":NAME} turned into {"op":"idle","ms":N}.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled);
 
-// The timeout names every resolved script must define (the interpreter's defaults use them).
-const std::vector<std::string>& required_timeouts();
-
 // Checks the top level of a resolve_script() result (the mock servers' input) and returns
 // its timeout table; the script itself is the engine's to parse. Throws FixtureError.
 TimeoutTable validate_resolved_header(const Json& resolved, const std::string& file);

@@ -35,7 +35,6 @@ enum class RecordKind {
   End
 };
 std::string_view to_string(RecordKind kind);
-std::optional<RecordKind> parse_record_kind(std::string_view text);
 
 // A check record's members (without "kind" and "t").
 Json to_json(const CheckRecord& record);

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reports/results.hpp"
@@ -14,6 +17,15 @@ struct LabelledRun {
   std::string label;  // the column heading, e.g. "TypeScript SDK 1.32.2"
   RunResult run;
 };
+
+// Every (case, transport) any run has, sorted by case then transport, and each run's cases.
+struct CaseMatrix {
+  using Key = std::pair<std::string, std::string>;  // case id, transport
+  std::set<Key> rows;
+  std::map<std::string, std::string> titles;  // case id -> title
+  std::vector<std::map<Key, const CaseResult*>> cells;
+};
+CaseMatrix case_matrix(const std::vector<LabelledRun>& runs);
 
 std::string render_comparison_markdown(const std::vector<LabelledRun>& runs);
 

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <string>
 
+#include "core/latency.hpp"
+#include "reports/json_report.hpp"
+
 namespace mcpping::number_text {
 
 inline std::string ms(double value) {
@@ -16,6 +19,23 @@ inline std::string per_second(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.0f", value);
   return buffer;
+}
+
+// "p50 0.21 ms, p95 0.40 ms, max 1.02 ms"
+inline std::string latency_text(const LatencyFigures& figures) {
+  return "p50 " + ms(figures.p50) + " ms, p95 " + ms(figures.p95) + " ms, max " + ms(figures.max) +
+         " ms";
+}
+
+// "1000/1000": pongs of pings, so a burst that lost pongs says so.
+inline std::string pongs_of_pings(const BurstFigures& burst) {
+  return std::to_string(burst.pongs) + "/" + std::to_string(burst.pings);
+}
+
+// "1000/1000 pongs, the last 180.52 ms after the first ping, 5540 pongs/s"
+inline std::string burst_text(const BurstFigures& burst) {
+  return pongs_of_pings(burst) + " pongs, the last " + ms(burst.time_to_last_pong_ms) +
+         " ms after the first ping, " + per_second(burst.pongs_per_second) + " pongs/s";
 }
 
 }  // namespace mcpping::number_text

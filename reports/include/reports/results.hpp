@@ -135,6 +135,9 @@ struct RunResult {
   std::string baseline_file;
 };
 
+// The transports of a run's cases, in the order they first appear.
+std::vector<std::string> transports_of(const RunResult& run);
+
 // The findings of `cases`: every collateral check that was not PASS, one per check id and
 // transport, in the order they first occurred.
 std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases);
@@ -148,7 +151,6 @@ RunStatus run_status(const RunResult& run);
 // The exit status a command reports for it: 0, 1, or 3 (the suite failed: 2 is a usage error).
 int exit_code(RunStatus status);
 
-// Counts by verdict, for closing lines and JUnit attributes.
 struct VerdictCounts {
   std::size_t total = 0, pass = 0, non_strict = 0, fail = 0, informational = 0, unsupported = 0,
               error = 0;
