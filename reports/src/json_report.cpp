@@ -295,11 +295,4 @@ RunResult read_results_json(const std::filesystem::path& file) {
   }
 }
 
-void write_case_verdict(const CaseResult& result) {
-  if (result.evidence_dir.empty()) return;
-  // Replace broken UTF-8 a client may have sent rather than throwing on dump().
-  write_file(result.evidence_dir / "verdict.json",
-             to_json(result).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-}
-
 }  // namespace mcpping

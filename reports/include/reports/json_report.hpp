@@ -17,9 +17,6 @@ nlohmann::json to_json(const CheckResult& check);
 nlohmann::json to_json(const CaseResult& result);
 nlohmann::json to_json(const Finding& finding);
 
-// Writes <evidence_dir>/verdict.json.
-void write_case_verdict(const CaseResult& result);
-
 // results.json: the whole run, per case and per check (docs/reports.md).
 nlohmann::json to_json(const RunResult& run);
 void write_results_json(const RunResult& run, const std::filesystem::path& file);
