@@ -11,7 +11,7 @@ namespace mcpping {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kKindNames = {"subject", "fate", "collateral"};
+constexpr std::array<std::string_view, 3> kCheckKindNames = {"subject", "fate", "collateral"};
 
 // Prefixes of the ids the suite records on its own, now or in a later version.
 constexpr std::array<std::string_view, 6> kReservedPrefixes = {
@@ -33,10 +33,10 @@ std::vector<std::string> parse_given(const FixtureReader& reader, const Json& gi
 
 }  // namespace
 
-std::string_view to_string(CheckKind kind) { return spelling_table::row_of(kKindNames, kind); }
+std::string_view to_string(CheckKind kind) { return spelling_table::row_of(kCheckKindNames, kind); }
 
 std::optional<CheckKind> parse_check_kind(std::string_view text) {
-  return spelling_table::find<CheckKind>(kKindNames, text);
+  return spelling_table::find<CheckKind>(kCheckKindNames, text);
 }
 
 bool CheckDef::applies_to(std::string_view transport) const {

@@ -13,9 +13,9 @@ namespace mcpping {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kKindNames = {"start", "frame", "raw",   "stderr",
-                                                         "event", "check", "fatal", "unsupported",
-                                                         "http",  "sse",   "end"};
+constexpr std::array<std::string_view, 11> kRecordKindNames = {
+    "start", "frame",       "raw",  "stderr", "event", "check",
+    "fatal", "unsupported", "http", "sse",    "end"};
 
 const Json& required(const Json& record, const char* key, bool (Json::*is_type)() const noexcept,
                      const char* type) {
@@ -36,7 +36,7 @@ std::string text_of(const Json& record, const char* key) {
 }
 
 std::optional<RecordKind> parse_record_kind(std::string_view text) {
-  return spelling_table::find<RecordKind>(kKindNames, text);
+  return spelling_table::find<RecordKind>(kRecordKindNames, text);
 }
 
 // The label and text transcript.txt shows for a record.
@@ -149,7 +149,9 @@ void read_record(RecordKind kind, const Json& record, const std::string& where,
 
 }  // namespace
 
-std::string_view to_string(RecordKind kind) { return spelling_table::row_of(kKindNames, kind); }
+std::string_view to_string(RecordKind kind) {
+  return spelling_table::row_of(kRecordKindNames, kind);
+}
 
 Json to_json(const CheckRecord& record) {
   Json out = record.details.is_object() ? record.details : Json::object();
