@@ -2,82 +2,86 @@
 // client messages.
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "http/http_channel.hpp"
+#include "http/http_routes.hpp"
 #include "http/sse_framing.hpp"
 
 namespace mcpping {
 
-void HttpChannel::handle_legacy_get(const httplib::Request& req, httplib::Response& res) {
+std::string LegacyRoutes::install_own(httplib::Server& server) {
+  on_post(server, "/message",
+          [this](const Req& req, Res& res, const httplib::ContentReader& reader) {
+            handle_post(req, res, reader);
+          });
+  server.Get("/sse", [this](const Req& req, Res& res) { handle_get(req, res); });
+  return "/message";
+}
+
+void LegacyRoutes::handle_get(const Req& req, Res& res) {
   if (!admit_stream(req, res, {})) return;
   auto stream = std::make_shared<SseStream>("sse");
-  std::string session;
-  {
-    const std::lock_guard lock(mutex_);
-    session = sessions_.create_legacy(stream);
-  }
+  const auto session =
+      p_.exchanges.with_sessions([&](HttpSessions& s) { return s.create_legacy(stream); });
   SseFraming endpoint;
   endpoint.event = "endpoint";
   stream->push({sse_event("/message?sessionId=" + session, endpoint)}, false);
-  record_http(req, 200, session);
-  transcript_.host_record("sse",
-                          {{"stream", "sse"},
-                           {"what", "event"},
-                           {"event", "endpoint"},
-                           {"data", "/message?sessionId=" + session}},
-                          "endpoint event: /message?sessionId=" + session);
-  push_event("get-stream-opened", {{"stream", "sse"}, {"session", session}, {"connected", true}});
-  serve_stream(req, res, stream, [this, stream, session](bool disconnected) {
-    release_listening_stream(stream, session, "sse", disconnected);
-  });
+  p_.recorder.record(req, 200, session);
+  p_.transcript.host_record("sse",
+                            {{"stream", "sse"},
+                             {"what", "event"},
+                             {"event", "endpoint"},
+                             {"data", "/message?sessionId=" + session}},
+                            "endpoint event: /message?sessionId=" + session);
+  p_.inbox.push_event("get-stream-opened",
+                      {{"stream", "sse"}, {"session", session}, {"connected", true}});
+  serve_listening(req, res, stream, session);
 }
 
-void HttpChannel::handle_legacy_post(const httplib::Request& req, httplib::Response& res,
-                                     const httplib::ContentReader& reader) {
+bool LegacyRoutes::admit_post(const Req& req, Res& res, const Json& message,
+                              const std::string& body, const std::string& session) {
+  auto& recorder = p_.recorder;
+  if (!req.has_param("sessionId")) {
+    recorder.reject(req, res, Rejection{HttpRuleId::NoSessionParam, "no sessionId query parameter"},
+                    {}, body);
+    return false;
+  }
+  if (!p_.exchanges.with_sessions([&](HttpSessions& s) { return s.contains(session); })) {
+    recorder.reject(req, res, Rejection{HttpRuleId::UnknownLegacySession, "unknown session"},
+                    session);
+    return false;
+  }
+  if (message.is_discarded() || (!message.is_array() && !is_single_message(message))) {
+    const bool json = !message.is_discarded();
+    recorder.reject(req, res,
+                    Rejection{json ? HttpRuleId::NotMessage : HttpRuleId::NotJson,
+                              json ? "not a JSON-RPC request, notification or response"
+                                   : "the body is not JSON",
+                              rpc_error(json ? -32600 : -32700, "Invalid message")},
+                    session, body);
+    return false;
+  }
+  if (!message.is_array()) return true;
+  // A session that negotiated 2025-03-26 "MUST support receiving JSON-RPC batches", on
+  // whatever transport it runs: taken as on Streamable HTTP, each element a message.
+  if (auto refused = check_batch(message, session)) {
+    recorder.reject(req, res, *refused, session, body);
+    return false;
+  }
+  return !recorder.broke_any(req, res, message, {HttpRuleId::MixedBatch}, session, body);
+}
+
+void LegacyRoutes::handle_post(const Req& req, Res& res, const httplib::ContentReader& reader) {
   const auto body = read_body(req, reader);
   const auto session = req.get_param_value("sessionId");
   if (refuse_unread_body(req, res, body, session)) return;
-  if (!req.has_param("sessionId"))
-    return reject(req, res, Rejection{HttpRuleId::NoSessionParam, "no sessionId query parameter"},
-                  {}, body.bytes);
-  {
-    const std::lock_guard lock(mutex_);
-    if (!sessions_.contains(session)) {
-      res.status = 404;
-      record_http(req, 404, session, {{"note", "unknown session"}});
-      return;
-    }
-  }
   const auto message = Json::parse(body.bytes, nullptr, false);
-  const bool batch = message.is_array();
-  if (message.is_discarded() || (!batch && !is_single_message(message))) {
-    const bool json = !message.is_discarded();
-    return reject(req, res,
-                  Rejection{json ? HttpRuleId::NotMessage : HttpRuleId::NotJson,
-                            json ? "not a JSON-RPC request, notification or response"
-                                 : "the body is not JSON",
-                            rpc_error(json ? -32600 : -32700, "Invalid message")},
-                  session, body.bytes);
-  }
-  if (batch) {
-    // A session that negotiated 2025-03-26 "MUST support receiving JSON-RPC batches", on
-    // whatever transport it runs: taken as on Streamable HTTP, each element a message.
-    if (auto refused = check_batch(message, session))
-      return reject(req, res, *refused, session, body.bytes);
-    if (auto mixed = batch_problem(message)) {
-      if (broke(req, res, Rejection{HttpRuleId::MixedBatch, "an invalid batch: " + *mixed}, session,
-                body.bytes))
-        return;
-    }
-  } else if (is_request(message) && method_of(message) == "initialize") {
-    // Its answer goes on the SSE stream; the version it settles is noted there (route_locked).
-    const std::lock_guard lock(mutex_);
-    legacy_initialize_ = {session, safe_dump(message["id"])};
-  }
+  if (!admit_post(req, res, message, body.bytes, session)) return;
+  // An initialize's answer goes on the SSE stream; the version it settles is noted there.
+  if (!message.is_array() && is_request(message) && method_of(message) == "initialize")
+    p_.exchanges.expect_legacy_initialize(session, safe_dump(message["id"]));
   const auto arrived = Clock::now();
   if (fault_post(req, res, message, body.bytes, session, arrived)) return;
   res.status = 202;
-  record_http(req, 202, session);
-  push_messages(message, body.bytes, facts(req, 202, session), arrived);
+  hand_on(req, 202, session, message, body.bytes, arrived);
 }
 
 }  // namespace mcpping
