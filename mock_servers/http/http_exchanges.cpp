@@ -267,7 +267,7 @@ class FramePlan {
 
 // Waits (up to `limit`) for each planned frame to be written, and reports when it was.
 SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point limit,
-                        Transcript& transcript) {
+                        Transcript& transcript, const std::string& what = "the frame was") {
   SendResult result;
   for (const auto& p : plan) {
     Clock::time_point at = Clock::now();
@@ -275,7 +275,7 @@ SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point
       const auto written = p.stream->wait_written(p.seq, limit);
       if (!written) {
         result.ok = false;
-        result.error = "the " + p.name + " stream ended before the frame was written";
+        result.error = "the " + p.name + " stream ended before " + what + " written";
         return result;
       }
       at = *written;
@@ -355,36 +355,22 @@ HttpExchanges::Target HttpExchanges::stream_target_locked(const std::string& rou
 
 SendResult HttpExchanges::send_raw(const std::string& bytes, std::size_t chunk,
                                    const std::string& route) {
-  SendResult result;
-  std::shared_ptr<SseStream> stream;
-  std::string name;
-  std::uint64_t seq = 0;
-  std::size_t writes = 0;
+  PlannedFrame frame;
   {
     const std::lock_guard lock(mutex_);
     const auto t = stream_target_locked(route);
     if (!t.error.empty()) {
-      result.ok = false;
-      result.error = t.error;
-      return result;
+      SendResult failed;
+      failed.ok = false;
+      failed.error = t.error;
+      return failed;
     }
-    stream = t.stream;
-    name = t.name;
     const auto chunking =
         chunk_events({bytes}, chunk ? WriteMode::Chopped : WriteMode::Lines, chunk);
-    seq = stream->push(chunking.chunks, false).back();
-    writes = chunking.chunk_count.front();
+    frame = {t.stream, t.name, t.stream->push(chunking.chunks, false).back(),
+             chunking.chunk_count.front()};
   }
-  const auto written = stream->wait_written(seq, write_limit());
-  if (!written) {
-    result.ok = false;
-    result.error = "the " + name + " stream ended before the bytes were written";
-    return result;
-  }
-  result.writes.push_back(writes);
-  result.done.push_back(*written);
-  result.streams.push_back(name);
-  return result;
+  return await_writes({frame}, write_limit(), transcript_, "the bytes were");
 }
 
 DisconnectResult HttpExchanges::disconnect(const std::string& route) {

@@ -38,7 +38,6 @@ class HttpExchanges {
   HttpExchanges(Transcript& transcript, const HttpOptions& options)
       : transcript_(transcript), options_(options) {}
 
-  // Runs `f(sessions)` under the mutex.
   template <class F>
   decltype(auto) with_sessions(F&& f) {
     const std::lock_guard lock(mutex_);
@@ -48,7 +47,7 @@ class HttpExchanges {
   bool take_place();
   void free_place();
 
-  // A POST's exchange for its `requests` ids; an initialize creates `session`.
+  // The exchange of a POST holding `requests` (ids); an initialize creates `session`.
   std::shared_ptr<Exchange> open(const std::vector<Json>& requests, bool initialize, bool batch,
                                  std::string& session);
   // Waits (to the case deadline, plus a grace) until the script decided how the POST is
@@ -57,17 +56,13 @@ class HttpExchanges {
   // The end of a connection serving a POST's stream: the exchange stays while its stream has
   // not ended (the server disconnected it, for the client to resume).
   void release_connection(const std::shared_ptr<Exchange>& ex);
-  // Legacy: the initialize `key` of `session`, whose answer (on the SSE stream) settles the
-  // session's version.
+  // Legacy: the id of an initialize whose answer settles the session's version.
   void expect_legacy_initialize(const std::string& session, const std::string& key);
-  // The disconnected stream of `session` that wrote event `last_event_id` (a POST's, with its
-  // exchange, or the listening stream); null when none.
+  // The disconnected stream of `session` that wrote event `last_event_id`, with its exchange.
   std::pair<std::shared_ptr<Exchange>, std::shared_ptr<SseStream>> resumable(
       const std::string& session, const std::string& last_event_id);
-  // The names of `session`'s disconnected POST streams.
   Json disconnected(const std::string& session);
-  // DELETE: ends `session`, its GET stream and its disconnected POST streams; whether the
-  // client is still connected.
+  // Ends `session` and its streams; whether the client is still connected.
   bool delete_session(const std::string& session);
 
   SendResult send(const std::vector<std::string>& frames, const SendOptions& options);

@@ -20,9 +20,8 @@ class HttpRecorder {
   HttpRecorder(Transcript& transcript, HttpInbox& inbox, std::size_t max_body_bytes)
       : transcript_(transcript), inbox_(inbox), max_body_bytes_(max_body_bytes) {}
 
-  // The request's HTTP facts: method, path, status, the headers a check may look at, session.
   Json facts(const httplib::Request& req, int status, const std::string& session) const;
-  // The `http` record of a request answered with `status` (0: the connection was reset).
+  // The `http` record of a request (status 0: the connection was reset).
   void record(const httplib::Request& req, int status, const std::string& session,
               Json extra = Json::object());
   // Answers with the rule's status and `rejection`'s body, records it, keeps `body` as a
@@ -33,12 +32,11 @@ class HttpRecorder {
   // ends here); any other is recorded and the request goes on, as a lenient server lets it.
   bool broke(const httplib::Request& req, httplib::Response& res, const Rejection& rule,
              const std::string& session, const std::string& body = {});
-  // Every rule of `rules` the request breaks (http_rules: rule_problems), in order.
+  // broke() for each of `rules` the request breaks (rule_problems), in order.
   bool broke_any(const httplib::Request& req, httplib::Response& res, const Json& message,
                  std::initializer_list<HttpRuleId> rules, const std::string& session,
                  const std::string& body);
-  // A refused response is still the client's answer: a step judging its POST sees it, and
-  // that it was refused, instead of finding no POST at all (a `post-refused` event).
+  // A refused response is still the client's answer: a `post-refused` event hands it on.
   void refused_response(const httplib::Request& req, int status, const std::string& session,
                         const std::string& body);
 

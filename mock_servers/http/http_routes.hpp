@@ -61,36 +61,33 @@ class HttpRoutes {
   using Req = httplib::Request;
   using Res = httplib::Response;
   virtual std::string install_own(httplib::Server& server) = 0;  // the POST path
-  // `handler` for POSTs to `path`, with a body or without (judged as an empty body).
+  // POSTs to `path`, with a body or without one (an empty body).
   static void on_post(httplib::Server& server, const std::string& path,
                       std::function<void(const Req&, Res&, const httplib::ContentReader&)> handler);
 
   PostBody read_body(const Req& req, const httplib::ContentReader& reader);
-  // Answers and records a body that is no message (over the cap, or cut short); false for a
-  // whole one.
+  // Refuses a body over the cap or cut short (true).
   bool refuse_unread_body(const Req& req, Res& res, const PostBody& body,
                           const std::string& session);
   // A batch POSTed to a session (2025-03-26 only): nullopt when it may go on, else why not.
   std::optional<Rejection> check_batch(const Json& batch, const std::string& session);
-  // Applies an armed fault matching `message`, records the POST and hands the message on;
-  // false when no fault matched.
+  // Applies an armed fault matching `message` and hands the message on (true).
   bool fault_post(const Req& req, Res& res, const Json& message, const std::string& body,
                   const std::string& session, Clock::time_point arrived);
-  // Records the POST answered with `status` and hands its message to the script, or each
-  // message of a batch, in order, with the request's HTTP facts (a batch adds "batch").
+  // Records the POST and hands its message (a batch: each, with "batch") to the script with
+  // the request's HTTP facts.
   void hand_on(const Req& req, int status, const std::string& session, const Json& message,
                const std::string& body, Clock::time_point arrived);
   void push_messages(const Json& message, const std::string& body, Json meta,
                      Clock::time_point arrived);
-  // Takes a place for a stream or a pending POST; answers 503 when none is left.
+  // A place for a stream or a pending POST, else 503 (false).
   bool admit_stream(const Req& req, Res& res, const std::string& session);
   // Serves `stream` on this request's connection; `on_close` runs when the connection ends
   // (the stream may live on, disconnected, for the client to resume).
   void serve_stream(const Req& req, Res& res, const std::shared_ptr<SseStream>& stream,
                     std::function<void(bool disconnected)> on_close);
-  // Serves a session's listening stream (Streamable HTTP's GET stream, legacy SSE's only
-  // stream); when its connection ends the stream is forgotten, unless the server only closed
-  // the connection (it waits for the client to reconnect), and the script is told.
+  // Serves a session's listening stream (the GET stream, legacy's SSE stream): it is
+  // forgotten when its connection ends, unless the server only disconnected it.
   void serve_listening(const Req& req, Res& res, const std::shared_ptr<SseStream>& stream,
                        const std::string& session);
 
@@ -104,27 +101,24 @@ class StreamableRoutes : public HttpRoutes {
  private:
   std::string install_own(httplib::Server& server) override;
   void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader);
-  // The body as one JSON-RPC message or a batch (nullopt: refused and answered here).
+  // The body as one JSON-RPC message or a batch (nullopt: refused).
   std::optional<Json> post_message(const Req& req, Res& res, const std::string& body);
-  // The rules a POST must meet before its message goes on (false: refused; sets `session`).
+  // The rules of a POST (false: refused); sets `session`.
   bool admit_post(const Req& req, Res& res, const Json& message, const std::string& body,
                   bool initialize, bool modern, std::string& session);
   bool admit_modern_post(const Req& req, Res& res, const Json& message, const std::string& body);
   // The POST's answer, once the script has decided how it goes.
   void answer_exchange(const Req& req, Res& res, const std::shared_ptr<Exchange>& ex, bool modern);
   void handle_get(const Req& req, Res& res);
-  // A GET whose Last-Event-ID names an event of a disconnected stream of its session resumes
-  // that stream (true: answered here).
+  // A GET whose Last-Event-ID names an event of a disconnected stream resumes it (true).
   bool resume_stream(const Req& req, Res& res, const std::string& session);
   // The session's listening stream, if open, gives way to this GET: replaced when the server
   // disconnected it, else the GET is refused with 409 (false).
   bool replace_listening(const Req& req, Res& res, const std::string& session, Json& meta);
   void handle_delete(const Req& req, Res& res);
-  // The session rules of a GET or DELETE (false: refused; sets `session`); the 2026-07-28
-  // binding has neither.
+  // The session rules of a GET or DELETE (false: refused); sets `session`.
   bool admit_session_request(const Req& req, Res& res, std::string& session);
-  // Whether requests are served by the 2026-07-28 binding: a modern run in which no
-  // initialize started a legacy session.
+  // A modern run in which no initialize started a session: the 2026-07-28 binding.
   bool modern_binding();
 };
 
@@ -136,7 +130,6 @@ class LegacyRoutes : public HttpRoutes {
   std::string install_own(httplib::Server& server) override;
   void handle_get(const Req& req, Res& res);
   void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader);
-  // The rules of a POST's session and message (false: refused).
   bool admit_post(const Req& req, Res& res, const Json& message, const std::string& body,
                   const std::string& session);
 };
