@@ -12,9 +12,9 @@
 #include <httplib.h>
 
 #include "http/http_channel.hpp"
-#include "http/http_exchanges.hpp"
-#include "http/http_inbox.hpp"
-#include "http/http_recorder.hpp"
+#include "http_exchanges.hpp"
+#include "http_inbox.hpp"
+#include "http_recorder.hpp"
 
 namespace mcpping {
 

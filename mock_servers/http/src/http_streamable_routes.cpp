@@ -2,8 +2,8 @@
 // without (the 2026-07-28 binding: POST only, request metadata headers).
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "http/http_modern.hpp"
-#include "http/http_routes.hpp"
+#include "http_modern.hpp"
+#include "http_routes.hpp"
 
 namespace mcpping {
 

@@ -11,7 +11,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "http/http_rules.hpp"
+#include "http_rules.hpp"
 
 namespace mcpping {
 

@@ -10,8 +10,8 @@
 #include <httplib.h>
 
 #include "engine/transcript.hpp"
-#include "http/http_inbox.hpp"
-#include "http/http_rules.hpp"
+#include "http_inbox.hpp"
+#include "http_rules.hpp"
 
 namespace mcpping {
 

@@ -1,4 +1,4 @@
-#include "http/http_routes.hpp"
+#include "http_routes.hpp"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "core/pattern.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
-#include "http/httplib_support.hpp"
+#include "httplib_support.hpp"
 
 namespace mcpping {
 

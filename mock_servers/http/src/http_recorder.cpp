@@ -1,4 +1,4 @@
-#include "http/http_recorder.hpp"
+#include "http_recorder.hpp"
 
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"

@@ -2,8 +2,8 @@
 // client messages.
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "http/http_routes.hpp"
-#include "http/sse_framing.hpp"
+#include "http_routes.hpp"
+#include "sse_framing.hpp"
 
 namespace mcpping {
 

@@ -1,11 +1,11 @@
-#include "http/http_exchanges.hpp"
+#include "http_exchanges.hpp"
 
 #include <algorithm>
 
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "http/http_rules.hpp"
-#include "http/sse_framing.hpp"
+#include "http_rules.hpp"
+#include "sse_framing.hpp"
 
 namespace mcpping {
 

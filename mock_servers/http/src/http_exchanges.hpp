@@ -14,8 +14,8 @@
 #include "engine/channel.hpp"
 #include "engine/transcript.hpp"
 #include "http/http_channel.hpp"
-#include "http/http_sessions.hpp"
-#include "http/sse_stream.hpp"
+#include "http_sessions.hpp"
+#include "sse_stream.hpp"
 
 namespace mcpping {
 

@@ -1,4 +1,4 @@
-#include "http/http_rules.hpp"
+#include "http_rules.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
-#include "http/http_modern.hpp"
+#include "http_modern.hpp"
 
 namespace mcpping {
 

@@ -5,8 +5,8 @@
 #include <atomic>
 
 #include "engine/host.hpp"
-#include "http/http_routes.hpp"
-#include "http/httplib_support.hpp"
+#include "http_routes.hpp"
+#include "httplib_support.hpp"
 
 namespace mcpping {
 
