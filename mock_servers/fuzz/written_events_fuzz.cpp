@@ -15,7 +15,7 @@
 
 #include "check.hpp"
 #include "chunks.hpp"
-#include "http/sse_framing.hpp"
+#include "sse_framing.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "http/http_modern.hpp"
+#include "http_modern.hpp"
 #include "core/check_registry.hpp"
 
 #include <gtest/gtest.h>

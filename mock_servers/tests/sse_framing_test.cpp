@@ -1,4 +1,4 @@
-#include "http/sse_framing.hpp"
+#include "sse_framing.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "http/http_sessions.hpp"
+#include "http_sessions.hpp"
 
 #include <unistd.h>
 

@@ -17,7 +17,7 @@
 #include <httplib.h>
 
 #include "engine/channel.hpp"
-#include "http/sse_framing.hpp"
+#include "sse_framing.hpp"
 
 namespace mcpping {
 

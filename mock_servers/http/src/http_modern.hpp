@@ -11,7 +11,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "http/http_rules.hpp"
+#include "http_rules.hpp"
 
 namespace mcpping {
 
@@ -24,6 +24,19 @@ std::optional<std::string> decode_header_value(const std::string& value);
 // The body value Mcp-Name mirrors: params.name of tools/call and prompts/get, params.uri of
 // resources/read. Nullopt for any other method, or when that member is not a string.
 std::optional<std::string> mirrored_name(const nlohmann::json& request);
+
+// The predicates of the header rules (http_rules): why a request POST breaks each, or nullopt.
+std::optional<std::string> modern_version_missing(const httplib::Request& req,
+                                                  const nlohmann::json& message);
+std::optional<std::string> modern_version_mismatch(const httplib::Request& req,
+                                                   const nlohmann::json& message);
+std::optional<std::string> method_missing(const httplib::Request& req,
+                                          const nlohmann::json& message);
+std::optional<std::string> method_mismatch(const httplib::Request& req,
+                                           const nlohmann::json& message);
+std::optional<std::string> name_missing(const httplib::Request& req, const nlohmann::json& message);
+std::optional<std::string> name_mismatch(const httplib::Request& req,
+                                         const nlohmann::json& message);
 
 // The header rules a request POST breaks, at most one per header, in header order. Empty for
 // a notification or a response: "header requirements for notification POSTs are not defined

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -40,6 +43,15 @@ enum class HttpRuleId {
   NameMissing,            // tools/call, resources/read, prompts/get: no Mcp-Name
   NameMismatch,           // Mcp-Name (decoded) is not the body's params.name or params.uri
   ModernGetOrDelete,      // a GET or DELETE: the binding has no GET stream and no sessions
+  // Refused without a check: nothing of the client's to judge.
+  CutShort,              // the connection ended inside the body: no message (nothing answered)
+  TooManyStreams,        // more open streams and pending POSTs than the server serves
+  GetStreamOpen,         // a second GET stream for a session
+  UnknownLegacySession,  // legacy: a POST /message naming a session the server never issued
+  MethodNotAllowed,      // another method on the endpoint
+  NoSuchPath,            // any other path
+  // Not refused: a 2026-07-28 server answers a method it lacks (-32601) with 404.
+  UnknownMethod,
 };
 
 struct HttpRule {
@@ -56,6 +68,11 @@ struct HttpRule {
   // What breaking it records: broken, or degraded when the rule is met in a lesser way (a
   // protocol-version header the server supports but did not negotiate).
   Outcome outcome = Outcome::Broken;
+  // The note of a request that breaks it (`message`: its body, discarded when no JSON), nullopt
+  // when it does not; null when the rule is judged with state: the session and batch rules
+  // (HttpSessions::check, check_batch) and the body and stream rules of the routes.
+  std::optional<std::string> (*broken)(const httplib::Request& req,
+                                       const nlohmann::json& message) = nullptr;
 };
 
 // A request that broke a rule: why (for the transcript) and, when the rule refuses it, the
@@ -80,6 +97,10 @@ std::string supported_versions_text();
 
 // The row of `id`.
 const HttpRule& http_rule(HttpRuleId id);
+
+// The rules of `rules` (each with a predicate) that the request breaks, in that order.
+std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann::json& message,
+                                     std::initializer_list<HttpRuleId> rules);
 
 // The check's Expected text, with the body cap filled in.
 std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes);

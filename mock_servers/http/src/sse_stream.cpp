@@ -1,6 +1,6 @@
-#include "http/sse_stream.hpp"
+#include "sse_stream.hpp"
 
-#include "http/httplib_support.hpp"
+#include "httplib_support.hpp"
 
 namespace mcpping {
 

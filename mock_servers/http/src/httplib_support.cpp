@@ -1,4 +1,4 @@
-#include "http/httplib_support.hpp"
+#include "httplib_support.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

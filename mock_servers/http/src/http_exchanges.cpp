@@ -1,26 +1,147 @@
-// Where the script's frames go (docs/http-mock-server.md, "Where the script's frames go") and
-// their writing on the streams they are routed to.
+#include "http_exchanges.hpp"
+
 #include <algorithm>
 
+#include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "http/http_channel.hpp"
-#include "http/sse_framing.hpp"
+#include "http_rules.hpp"
+#include "sse_framing.hpp"
 
 namespace mcpping {
 
-void HttpChannel::decide_sse_locked(Exchange& ex) {
+struct HttpExchanges::Target {
+  std::shared_ptr<Exchange> exchange;  // set when the frame goes to a POST
+  std::shared_ptr<SseStream> stream;
+  std::string name;
+  std::string answers;    // the key of the POST's request the frame responds to, if any
+  bool finishes = false;  // the frame is the POST's last response: its stream ends after it
+  std::string error;      // no stream to send on
+};
+
+bool HttpExchanges::take_place() {
+  const std::lock_guard lock(mutex_);
+  if (open_streams_ >= options_.max_streams) return false;
+  ++open_streams_;
+  return true;
+}
+
+void HttpExchanges::free_place() {
+  const std::lock_guard lock(mutex_);
+  --open_streams_;
+}
+
+std::shared_ptr<Exchange> HttpExchanges::open(const std::vector<Json>& requests, bool initialize,
+                                              bool batch, std::string& session) {
+  auto ex = std::make_shared<Exchange>();
+  ex->id = requests.front();
+  ex->key = safe_dump(ex->id);
+  for (const auto& id : requests) ex->open.insert(safe_dump(id));
+  ex->initialize = initialize;
+  const std::lock_guard lock(mutex_);
+  if (initialize) session = sessions_.create();
+  ex->session = session;
+  // A batch's responses go on a stream, one event each ("The server MUST either return
+  // Content-Type: text/event-stream ... or Content-Type: application/json").
+  if (options_.post_always_sse || batch) decide_sse_locked(*ex);
+  pending_.push_back(ex);
+  return ex;
+}
+
+Exchange::Mode HttpExchanges::await_decided(const std::shared_ptr<Exchange>& ex) {
+  std::unique_lock lock(mutex_);
+  decided_.wait_until(lock, options_.deadline + std::chrono::seconds(3),
+                      [&] { return ex->mode != Exchange::Mode::Undecided || stopping_; });
+  if (ex->mode == Exchange::Mode::Undecided) pending_.remove(ex);
+  if (ex->mode != Exchange::Mode::Sse) --open_streams_;
+  return ex->mode;
+}
+
+void HttpExchanges::release_connection(const std::shared_ptr<Exchange>& ex) {
+  const std::lock_guard lock(mutex_);
+  --open_streams_;
+  // Not ended: disconnected, and maybe resumed already on another connection.
+  if (ex->stream->ended()) pending_.remove(ex);
+}
+
+void HttpExchanges::expect_legacy_initialize(const std::string& session, const std::string& key) {
+  const std::lock_guard lock(mutex_);
+  legacy_initialize_ = {session, key};
+}
+
+std::pair<std::shared_ptr<Exchange>, std::shared_ptr<SseStream>> HttpExchanges::resumable(
+    const std::string& session, const std::string& last_event_id) {
+  const std::lock_guard lock(mutex_);
+  // Event ids are unique within a session ("globally unique across all streams within that
+  // session"); should a script reuse one, the latest stream that wrote it wins.
+  std::shared_ptr<Exchange> ex;
+  for (const auto& e : pending_) {
+    if (e->session == session && e->stream && e->stream->disconnected() &&
+        e->stream->wrote_event(last_event_id))
+      ex = e;
+  }
+  if (ex) return {ex, ex->stream};
+  // "This mechanism applies regardless of how the original stream was initiated (via POST or
+  // GET)": the listening stream the server disconnected resumes the same way.
+  const auto& listening = sessions_.at(session).stream;
+  if (listening && listening->disconnected() && listening->wrote_event(last_event_id))
+    return {nullptr, listening};
+  return {};
+}
+
+Json HttpExchanges::disconnected(const std::string& session) {
+  const std::lock_guard lock(mutex_);
+  auto names = Json::array();
+  for (const auto& ex : pending_)
+    if (ex->session == session && ex->stream && ex->stream->disconnected())
+      names.push_back(ex->stream->name());
+  return names;
+}
+
+bool HttpExchanges::delete_session(const std::string& session) {
+  const std::lock_guard lock(mutex_);
+  auto& s = sessions_.at(session);
+  s.deleted = true;
+  if (s.stream) s.stream->push({}, true);  // ends the GET stream cleanly
+  // Nobody can resume these any more: they end like POSTs the client closed (a write waiting
+  // on one fails at once).
+  pending_.remove_if([&](const std::shared_ptr<Exchange>& ex) {
+    if (ex->session != session || !ex->stream || !ex->stream->disconnected()) return false;
+    ex->stream->stop();
+    return true;
+  });
+  return sessions_.connected(options_.legacy);
+}
+
+void HttpExchanges::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+    sessions_.stop_streams();
+    for (auto& ex : pending_)
+      if (ex->stream) ex->stream->stop();
+  }
+  decided_.notify_all();
+}
+
+Clock::time_point HttpExchanges::write_limit() const {
+  return std::min(Clock::now() + std::chrono::seconds(5),
+                  options_.deadline + std::chrono::seconds(2));
+}
+
+void HttpExchanges::decide_sse_locked(Exchange& ex) {
   ex.mode = Exchange::Mode::Sse;
   ex.stream = std::make_shared<SseStream>("post:" + ex.key);
   decided_.notify_all();
 }
 
-std::shared_ptr<HttpChannel::Exchange> HttpChannel::unanswered_locked(const std::string& key) {
+std::shared_ptr<Exchange> HttpExchanges::unanswered_locked(const std::string& key) {
   for (auto& ex : pending_)
     if (!ex->answered && ex->open.count(key)) return ex;
   return nullptr;
 }
 
-HttpChannel::Target HttpChannel::route_locked(const Json& message, const std::string& route) {
+HttpExchanges::Target HttpExchanges::route_locked(const Json& message, const std::string& route) {
   Target t;
   if (options_.legacy) {
     t.stream = sessions_.legacy_stream();
@@ -146,7 +267,7 @@ class FramePlan {
 
 // Waits (up to `limit`) for each planned frame to be written, and reports when it was.
 SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point limit,
-                        Transcript& transcript) {
+                        Transcript& transcript, const std::string& what = "the frame was") {
   SendResult result;
   for (const auto& p : plan) {
     Clock::time_point at = Clock::now();
@@ -154,7 +275,7 @@ SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point
       const auto written = p.stream->wait_written(p.seq, limit);
       if (!written) {
         result.ok = false;
-        result.error = "the " + p.name + " stream ended before the frame was written";
+        result.error = "the " + p.name + " stream ended before " + what + " written";
         return result;
       }
       at = *written;
@@ -170,7 +291,7 @@ SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point
 
 }  // namespace
 
-bool HttpChannel::to_exchange_locked(Target& t, const Json& message, const std::string& text) {
+bool HttpExchanges::to_exchange_locked(Target& t, const Json& message, const std::string& text) {
   auto& ex = *t.exchange;
   if (!t.answers.empty()) ex.open.erase(t.answers);
   if (t.finishes) {
@@ -190,7 +311,7 @@ bool HttpChannel::to_exchange_locked(Target& t, const Json& message, const std::
   return true;
 }
 
-SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
+SendResult HttpExchanges::send(const std::vector<std::string>& frames, const SendOptions& options) {
   std::vector<PlannedFrame> plan;
   std::string error;
   {
@@ -213,9 +334,7 @@ SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendO
     }
     plan = planner.take();
   }
-  const auto limit =
-      std::min(Clock::now() + std::chrono::seconds(5), options_.deadline + std::chrono::seconds(2));
-  auto result = await_writes(plan, limit, transcript_);
+  auto result = await_writes(plan, write_limit(), transcript_);
   if (result.ok && !error.empty()) {
     result.ok = false;
     result.error = error;
@@ -223,47 +342,38 @@ SendResult HttpChannel::send(const std::vector<std::string>& frames, const SendO
   return result;
 }
 
-SendResult HttpChannel::send_raw(const std::string& bytes, std::size_t chunk,
-                                 const std::string& route) {
-  SendResult result;
-  std::shared_ptr<SseStream> stream;
-  std::string name;
-  std::uint64_t seq = 0;
-  std::size_t writes = 0;
-  {
-    const std::lock_guard lock(mutex_);
-    auto t = route_locked(Json(), route);
-    if (!t.error.empty()) {
-      result.ok = false;
-      result.error = t.error;
-      return result;
-    }
-    if (t.exchange) {
-      if (t.exchange->mode == Exchange::Mode::Undecided) decide_sse_locked(*t.exchange);
-      t.stream = t.exchange->stream;
-    }
-    stream = t.stream;
-    name = t.name;
-    const auto chunking =
-        chunk_events({bytes}, chunk ? WriteMode::Chopped : WriteMode::Lines, chunk);
-    seq = stream->push(chunking.chunks, false).back();
-    writes = chunking.chunk_count.front();
+// A POST's stream, decided now if nothing was sent on it yet (its answer becomes a stream that
+// ends at once), or a listening stream.
+HttpExchanges::Target HttpExchanges::stream_target_locked(const std::string& route) {
+  auto t = route_locked(Json(), route);
+  if (t.exchange) {
+    if (t.exchange->mode == Exchange::Mode::Undecided) decide_sse_locked(*t.exchange);
+    t.stream = t.exchange->stream;
   }
-  const auto written =
-      stream->wait_written(seq, std::min(Clock::now() + std::chrono::seconds(5),
-                                         options_.deadline + std::chrono::seconds(2)));
-  if (!written) {
-    result.ok = false;
-    result.error = "the " + name + " stream ended before the bytes were written";
-    return result;
-  }
-  result.writes.push_back(writes);
-  result.done.push_back(*written);
-  result.streams.push_back(name);
-  return result;
+  return t;
 }
 
-DisconnectResult HttpChannel::disconnect(const std::string& route) {
+SendResult HttpExchanges::send_raw(const std::string& bytes, std::size_t chunk,
+                                   const std::string& route) {
+  PlannedFrame frame;
+  {
+    const std::lock_guard lock(mutex_);
+    const auto t = stream_target_locked(route);
+    if (!t.error.empty()) {
+      SendResult failed;
+      failed.ok = false;
+      failed.error = t.error;
+      return failed;
+    }
+    const auto chunking =
+        chunk_events({bytes}, chunk ? WriteMode::Chopped : WriteMode::Lines, chunk);
+    frame = {t.stream, t.name, t.stream->push(chunking.chunks, false).back(),
+             chunking.chunk_count.front()};
+  }
+  return await_writes({frame}, write_limit(), transcript_, "the bytes were");
+}
+
+DisconnectResult HttpExchanges::disconnect(const std::string& route) {
   DisconnectResult result;
   if (options_.legacy) {
     result.error = "legacy HTTP+SSE has no resumable streams";
@@ -276,30 +386,18 @@ DisconnectResult HttpChannel::disconnect(const std::string& route) {
   std::shared_ptr<SseStream> stream;
   {
     const std::lock_guard lock(mutex_);
-    if (route == "get") {
-      stream = sessions_.latest_get_stream();
-      if (!stream) {
-        result.error = "the client has no GET stream open";
-        return result;
-      }
-    } else {
-      const auto ex = unanswered_locked(route.substr(5));
-      if (!ex) {
-        result.error = "the POST of request " + route.substr(5) + " has no open stream";
-        return result;
-      }
-      // Nothing sent on it yet: its answer becomes a stream that ends at once, still open.
-      if (ex->mode == Exchange::Mode::Undecided) decide_sse_locked(*ex);
-      stream = ex->stream;
+    const auto t = stream_target_locked(route);
+    if (!t.error.empty()) {
+      result.error = t.error;
+      return result;
     }
+    stream = t.stream;
     if (!stream->disconnect()) {
       result.error = "the " + stream->name() + " stream is disconnected already, or ending";
       return result;
     }
   }
-  const auto limit =
-      std::min(Clock::now() + std::chrono::seconds(5), options_.deadline + std::chrono::seconds(2));
-  if (!stream->wait_disconnected(limit)) {
+  if (!stream->wait_disconnected(write_limit())) {
     result.error = "the " + stream->name() + " stream ended before its connection was closed";
     return result;
   }

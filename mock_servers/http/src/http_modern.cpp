@@ -1,4 +1,4 @@
-#include "http/http_modern.hpp"
+#include "http_modern.hpp"
 
 #include <array>
 
@@ -53,24 +53,28 @@ std::optional<std::string> base64_decode(std::string_view text) {
 
 std::string quoted(const std::string& text) { return safe_dump(Json(shorten(text, 80))); }
 
-// The header `name` compared with the body value it mirrors (`body`, nullopt when the body
-// has none to compare): a rejection when it is missing or differs.
-std::optional<Rejection> compare_header(const httplib::Request& req, const char* name,
-                                        const std::optional<std::string>& body, bool decode,
-                                        HttpRuleId missing, HttpRuleId mismatch,
-                                        const std::string& body_field) {
-  if (!req.has_header(name)) return Rejection{missing, std::string("no ") + name + " header"};
-  if (!body) return std::nullopt;
+bool request_post(const Json& message) { return message.is_object() && is_request(message); }
+
+std::optional<std::string> no_header(const httplib::Request& req, const char* name) {
+  if (req.has_header(name)) return std::nullopt;
+  return std::string("no ") + name + " header";
+}
+
+// The header `name` (present) against the body value it mirrors (`body`, nullopt when the
+// body has none to compare): why it differs, or nullopt.
+std::optional<std::string> differs(const httplib::Request& req, const char* name,
+                                   const std::optional<std::string>& body, bool decode,
+                                   const std::string& body_field) {
+  if (!req.has_header(name) || !body) return std::nullopt;
   const auto sent = req.get_header_value(name);
   const auto value = decode ? decode_header_value(sent) : std::optional<std::string>(sent);
-  if (!value) {
-    return Rejection{mismatch, std::string(name) + " " + quoted(sent) +
-                                   " uses the =?base64?...?= form with invalid Base64"};
-  }
+  if (!value)
+    return std::string(name) + " " + quoted(sent) +
+           " uses the =?base64?...?= form with invalid Base64";
   // "Header values (such as method names) are case-sensitive."
   if (*value == *body) return std::nullopt;
-  return Rejection{mismatch, std::string(name) + " " + quoted(sent) + ", but the body's " +
-                                 body_field + " is " + quoted(*body)};
+  return std::string(name) + " " + quoted(sent) + ", but the body's " + body_field + " is " +
+         quoted(*body);
 }
 
 }  // namespace
@@ -98,23 +102,39 @@ std::optional<std::string> mirrored_name(const Json& request) {
   return value->get<std::string>();
 }
 
+std::optional<std::string> modern_version_missing(const httplib::Request& req, const Json& m) {
+  return request_post(m) ? no_header(req, "MCP-Protocol-Version") : std::nullopt;
+}
+
+std::optional<std::string> modern_version_mismatch(const httplib::Request& req, const Json& m) {
+  if (!request_post(m)) return std::nullopt;
+  return differs(req, "MCP-Protocol-Version", meta_protocol_version(m), false,
+                 std::string("_meta ") + kMetaProtocolVersion);
+}
+
+std::optional<std::string> method_missing(const httplib::Request& req, const Json& m) {
+  return request_post(m) ? no_header(req, "Mcp-Method") : std::nullopt;
+}
+
+std::optional<std::string> method_mismatch(const httplib::Request& req, const Json& m) {
+  return request_post(m) ? differs(req, "Mcp-Method", method_of(m), false, "method") : std::nullopt;
+}
+
+std::optional<std::string> name_missing(const httplib::Request& req, const Json& m) {
+  return request_post(m) && mirrored_name(m) ? no_header(req, "Mcp-Name") : std::nullopt;
+}
+
+std::optional<std::string> name_mismatch(const httplib::Request& req, const Json& m) {
+  if (!request_post(m)) return std::nullopt;
+  return differs(req, "Mcp-Name", mirrored_name(m), true,
+                 method_of(m) == "resources/read" ? "params.uri" : "params.name");
+}
+
 std::vector<Rejection> modern_header_problems(const httplib::Request& req, const Json& message) {
-  std::vector<Rejection> out;
-  if (!message.is_object() || !is_request(message)) return out;
-  const auto add = [&](std::optional<Rejection> problem) {
-    if (problem) out.push_back(std::move(*problem));
-  };
-  add(compare_header(req, "MCP-Protocol-Version", meta_protocol_version(message), false,
-                     HttpRuleId::ModernVersionMissing, HttpRuleId::ModernVersionMismatch,
-                     std::string("_meta ") + kMetaProtocolVersion));
-  add(compare_header(req, "Mcp-Method", method_of(message), false, HttpRuleId::MethodMissing,
-                     HttpRuleId::MethodMismatch, "method"));
-  if (const auto name = mirrored_name(message)) {
-    add(compare_header(req, "Mcp-Name", name, true, HttpRuleId::NameMissing,
-                       HttpRuleId::NameMismatch,
-                       method_of(message) == "resources/read" ? "params.uri" : "params.name"));
-  }
-  return out;
+  return rule_problems(req, message,
+                       {HttpRuleId::ModernVersionMissing, HttpRuleId::ModernVersionMismatch,
+                        HttpRuleId::MethodMissing, HttpRuleId::MethodMismatch,
+                        HttpRuleId::NameMissing, HttpRuleId::NameMismatch});
 }
 
 }  // namespace mcpping

@@ -10,8 +10,8 @@
 
 #include <httplib.h>
 
-#include "http/http_rules.hpp"
-#include "http/sse_stream.hpp"
+#include "http_rules.hpp"
+#include "sse_stream.hpp"
 
 namespace mcpping {
 

@@ -1,8 +1,12 @@
-#include "http/http_rules.hpp"
+#include "http_rules.hpp"
+
+#include <algorithm>
+#include <cctype>
 
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
+#include "http_modern.hpp"
 
 namespace mcpping {
 
@@ -24,6 +28,47 @@ constexpr std::string_view kMcpName =
     "a tools/call, resources/read or prompts/get POST carries Mcp-Name, equal (after Base64 "
     "decoding) to its params.name or params.uri";
 
+using Note = std::optional<std::string>;
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool accepts(const httplib::Request& req, const char* type) {
+  return lower(req.get_header_value("Accept")).find(type) != std::string::npos;
+}
+
+Note post_accept(const httplib::Request& req, const nlohmann::json&) {
+  if (accepts(req, "application/json") && accepts(req, "text/event-stream")) return std::nullopt;
+  return "Accept does not list application/json and text/event-stream";
+}
+
+Note get_accept(const httplib::Request& req, const nlohmann::json&) {
+  if (accepts(req, "text/event-stream")) return std::nullopt;
+  return "Accept does not list text/event-stream";
+}
+
+Note content_type(const httplib::Request& req, const nlohmann::json&) {
+  auto type = lower(req.get_header_value("Content-Type"));
+  type = type.substr(0, type.find(';'));
+  const auto first = type.find_first_not_of(" \t");
+  const auto last = type.find_last_not_of(" \t");
+  if (first != std::string::npos && type.substr(first, last - first + 1) == "application/json")
+    return std::nullopt;
+  return req.has_header("Content-Type") ? "Content-Type is not application/json"
+                                        : "no Content-Type";
+}
+
+// Lenient: responses batched with requests or notifications fit none of the three forms, but
+// each can be processed.
+Note mixed_batch(const httplib::Request&, const nlohmann::json& message) {
+  if (!message.is_array()) return std::nullopt;
+  const auto problem = batch_problem(message);
+  return problem ? Note("an invalid batch: " + *problem) : std::nullopt;
+}
+
 // In HttpRuleId order. Header rules do not refuse: a client whose pong lacks a header fails
 // that header's check, and its pong is still judged (docs/verdicts.md, "Isolation"). A
 // protocol-version header that is no version at all is refused with 400, as the transports
@@ -41,7 +86,7 @@ constexpr HttpRule kRules[] = {
     {HttpRuleId::BatchedInitialize, true, 400, "transport:valid-message",
      "lifecycle.initialize-not-batched", kValidBatch},
     {HttpRuleId::MixedBatch, false, 400, "transport:valid-message", "http.post-body-batch",
-     kValidBatch},
+     kValidBatch, Outcome::Broken, mixed_batch},
     {HttpRuleId::NoSessionHeader, false, 400, "http:session-id", "http.session-header",
      "every request after initialize carries the Mcp-Session-Id the server issued"},
     {HttpRuleId::UnknownSession, true, 404, "", "", ""},
@@ -52,11 +97,12 @@ constexpr HttpRule kRules[] = {
     {HttpRuleId::UnsupportedVersion, true, 400, "http:protocol-version",
      "http.protocol-version-header", kProtocolVersion},
     {HttpRuleId::PostAccept, false, 406, "http:accept", "http.accept-both",
-     "a POST lists both application/json and text/event-stream in Accept"},
+     "a POST lists both application/json and text/event-stream in Accept", Outcome::Broken,
+     post_accept},
     {HttpRuleId::GetAccept, false, 406, "http:accept", "http.accept-both",
-     "a GET lists text/event-stream in Accept"},
+     "a GET lists text/event-stream in Accept", Outcome::Broken, get_accept},
     {HttpRuleId::ContentType, false, 415, "http:content-type", "rfc9110.content-type",
-     "a POST body comes with Content-Type: application/json"},
+     "a POST body comes with Content-Type: application/json", Outcome::Broken, content_type},
     {HttpRuleId::NoSessionParam, true, 400, "", "", ""},
     // The session rules start once a session exists: a probe before initialize (an early GET)
     // is refused as real servers refuse it, and noted, not failed.
@@ -72,20 +118,32 @@ constexpr HttpRule kRules[] = {
     // match the body (400, HeaderMismatch -32020); the mock records it and goes on, so the
     // rest of the session (the ping the case is about) is still judged.
     {HttpRuleId::ModernVersionMissing, false, 400, "http:protocol-version",
-     "http.modern-protocol-version-header", kModernVersion},
+     "http.modern-protocol-version-header", kModernVersion, Outcome::Broken,
+     modern_version_missing},
     {HttpRuleId::ModernVersionMismatch, false, 400, "http:protocol-version",
-     "http.modern-protocol-version-match", kModernVersion},
+     "http.modern-protocol-version-match", kModernVersion, Outcome::Broken,
+     modern_version_mismatch},
     {HttpRuleId::MethodMissing, false, 400, "http:mcp-method", "http.modern-request-headers",
-     kMcpMethod},
+     kMcpMethod, Outcome::Broken, method_missing},
     {HttpRuleId::MethodMismatch, false, 400, "http:mcp-method", "http.modern-request-headers",
-     kMcpMethod},
-    {HttpRuleId::NameMissing, false, 400, "http:mcp-name", "http.modern-request-headers", kMcpName},
-    {HttpRuleId::NameMismatch, false, 400, "http:mcp-name", "http.modern-request-headers",
-     kMcpName},
+     kMcpMethod, Outcome::Broken, method_mismatch},
+    {HttpRuleId::NameMissing, false, 400, "http:mcp-name", "http.modern-request-headers", kMcpName,
+     Outcome::Broken, name_missing},
+    {HttpRuleId::NameMismatch, false, 400, "http:mcp-name", "http.modern-request-headers", kMcpName,
+     Outcome::Broken, name_mismatch},
     // The binding has no GET stream and no sessions: a server "SHOULD respond ... with 405
     // Method Not Allowed". No sentence forbids the client to try, so it is noted, not failed.
     {HttpRuleId::ModernGetOrDelete, true, 405, "http:modern-post-only",
      "http.modern-get-delete-405", "a 2026-07-28 client uses POST only (no GET stream, no DELETE)"},
+    {HttpRuleId::CutShort, true, 400, "", "", ""},
+    {HttpRuleId::TooManyStreams, true, 503, "", "", ""},
+    {HttpRuleId::GetStreamOpen, true, 409, "", "", ""},
+    {HttpRuleId::UnknownLegacySession, true, 404, "", "", ""},
+    {HttpRuleId::MethodNotAllowed, true, 405, "", "", ""},
+    {HttpRuleId::NoSuchPath, true, 404, "", "", ""},
+    // 2026-07-28: "If the server does not implement the requested RPC method, it MUST respond
+    // with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)".
+    {HttpRuleId::UnknownMethod, false, 404, "", "", ""},
 };
 
 constexpr bool rows_in_order() {
@@ -112,6 +170,14 @@ bool is_single_message(const nlohmann::json& m) {
 }
 
 const HttpRule& http_rule(HttpRuleId id) { return kRules[static_cast<std::size_t>(id)]; }
+
+std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann::json& message,
+                                     std::initializer_list<HttpRuleId> rules) {
+  std::vector<Rejection> out;
+  for (const auto id : rules)
+    if (auto note = http_rule(id).broken(req, message)) out.push_back({id, std::move(*note)});
+  return out;
+}
 
 std::string supported_versions_text() { return join(known_revisions(), ", "); }
 
@@ -157,6 +223,13 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::BodyTooLarge:
     case HttpRuleId::UnknownSession:
     case HttpRuleId::NoSessionParam:
+    case HttpRuleId::CutShort:
+    case HttpRuleId::TooManyStreams:
+    case HttpRuleId::GetStreamOpen:
+    case HttpRuleId::UnknownLegacySession:
+    case HttpRuleId::MethodNotAllowed:
+    case HttpRuleId::NoSuchPath:
+    case HttpRuleId::UnknownMethod:
       break;
   }
   return note;
