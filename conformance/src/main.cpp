@@ -296,7 +296,9 @@ int precheck_only(const RunOptions& options) {
   start_interrupt_watcher();
   const std::string transport =
       options.transport.value_or(std::string(to_string(Transport::Stdio)));
-  precheck_driver(driver_setup(options), transport);
+  SuiteSetup setup = driver_setup(options);
+  setup.defaults = load_defaults(find_fixtures_dir(options.fixtures) / "defaults.json");
+  precheck_driver(setup, transport);
   std::cout << "the driver passed the pre-check: given the op \"__unsupported__\" on " << transport
             << ", it exited 127\n";
   return kExitOk;
