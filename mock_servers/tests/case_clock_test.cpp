@@ -1,4 +1,4 @@
-#include "engine/case_clock.hpp"
+#include "case_clock.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include "engine/recorder.hpp"
+#include "recorder.hpp"
 
 #include <gtest/gtest.h>
 
+#include "client_inbox.hpp"
 #include "core/check_registry.hpp"
-#include "engine/client_inbox.hpp"
 #include "test_support.hpp"
 
 namespace mcpping {

@@ -1,4 +1,4 @@
-#include "engine/script_cursor.hpp"
+#include "script_cursor.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <utility>
 
+#include "conversation.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 

@@ -2,12 +2,12 @@
 // (docs/http-mock-server.md).
 #include <algorithm>
 
+#include "conversation.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 

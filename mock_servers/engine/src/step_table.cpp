@@ -6,13 +6,13 @@
 #include "core/text.hpp"
 #include "core/transport.hpp"
 #include "engine/script.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping {
 
 namespace steps {
 #define STEP_KIND(action, ...) std::unique_ptr<Step> parse_##action(StepParser&);
-#include "engine/steps/step_kinds.def"
+#include "steps/step_kinds.def"
 #undef STEP_KIND
 }  // namespace steps
 
@@ -22,7 +22,7 @@ const std::vector<StepKind>& step_kinds() {
   static const std::vector<StepKind> kinds = {
 #define STEP_KIND(action, transports, ...) \
   {#action, {__VA_ARGS__}, StepTransports::transports, steps::parse_##action},
-#include "engine/steps/step_kinds.def"
+#include "steps/step_kinds.def"
 #undef STEP_KIND
   };
   return kinds;

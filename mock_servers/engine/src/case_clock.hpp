@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "engine/channel.hpp"
-#include "engine/timer_lateness.hpp"
 #include "engine/transcript.hpp"
+#include "timer_lateness.hpp"
 
 namespace mcpping {
 

@@ -1,10 +1,10 @@
 // Writing to the client: send, send_raw, respond.
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
 #include "engine/default_server.hpp"
-#include "engine/step_parser.hpp"
-#include "engine/template.hpp"
+#include "step_parser.hpp"
+#include "template.hpp"
 
 namespace mcpping::steps {
 

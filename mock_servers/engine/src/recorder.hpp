@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
-#include "engine/script_cursor.hpp"
 #include "engine/transcript.hpp"
+#include "script_cursor.hpp"
 
 namespace mcpping {
 

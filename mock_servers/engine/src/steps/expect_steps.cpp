@@ -1,11 +1,11 @@
 // Waiting for client messages: expect, expect_none, await_get_stream, observe_client_pings.
+#include "conversation.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
 #include "engine/default_server.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 

@@ -11,18 +11,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "case_clock.hpp"
+#include "client_inbox.hpp"
 #include "core/check.hpp"
 #include "core/scenario.hpp"
-#include "engine/case_clock.hpp"
 #include "engine/channel.hpp"
-#include "engine/client_inbox.hpp"
 #include "engine/default_server.hpp"
-#include "engine/recorder.hpp"
 #include "engine/script.hpp"
-#include "engine/script_cursor.hpp"
-#include "engine/sender.hpp"
 #include "engine/step.hpp"
 #include "engine/transcript.hpp"
+#include "recorder.hpp"
+#include "script_cursor.hpp"
+#include "sender.hpp"
 
 namespace mcpping {
 

@@ -11,13 +11,13 @@
 // its own: met when an initialize without Mcp-Session-Id arrives within `within`. Its
 // notifications/initialized is waited for the same way, but only the first handshake records
 // it (the lifecycle check is `handshake`).
+#include "conversation.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
 #include "engine/default_server.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 

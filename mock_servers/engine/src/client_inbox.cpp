@@ -1,19 +1,19 @@
-#include "engine/client_inbox.hpp"
+#include "client_inbox.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
+#include "case_clock.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
-#include "engine/case_clock.hpp"
 #include "engine/default_server.hpp"
 #include "engine/modern.hpp"
-#include "engine/recorder.hpp"
-#include "engine/sender.hpp"
+#include "recorder.hpp"
+#include "sender.hpp"
 
 namespace mcpping {
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/channel.hpp"
-#include "engine/id_match.hpp"
 #include "engine/transcript.hpp"
+#include "id_match.hpp"
 
 namespace mcpping {
 

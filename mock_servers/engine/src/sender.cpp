@@ -1,4 +1,4 @@
-#include "engine/sender.hpp"
+#include "sender.hpp"
 
 #include "core/text.hpp"
 

@@ -3,9 +3,9 @@
 
 #include <unistd.h>
 
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
 #include "engine/default_server.hpp"
 
 namespace mcpping {

@@ -1,4 +1,4 @@
-#include "engine/conversation.hpp"
+#include "conversation.hpp"
 
 #include "core/text.hpp"
 

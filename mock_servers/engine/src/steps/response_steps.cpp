@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <optional>
 
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/latency.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 

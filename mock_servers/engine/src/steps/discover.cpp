@@ -12,13 +12,13 @@
 //     negotiated version, as for any session outside a case's revisions.
 // Either way the session's version is recorded as negotiated (an `event` with `negotiated`),
 // and from then on every client request's _meta is checked (ClientInbox::check_modern_request).
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
-#include "engine/conversation.hpp"
 #include "engine/default_server.hpp"
 #include "engine/modern.hpp"
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 

@@ -1,10 +1,10 @@
-#include "engine/recorder.hpp"
+#include "recorder.hpp"
 
+#include "case_clock.hpp"
+#include "client_inbox.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "engine/case_clock.hpp"
-#include "engine/client_inbox.hpp"
 
 namespace mcpping {
 
