@@ -10,7 +10,8 @@
 #   folder                          may include (header prefixes)
 #   core/                           core/
 #   reports/                        core/ reports/
-#   mock_servers/engine/            core/ engine/
+#   mock_servers/engine/include/    core/ engine/ (the engine's public headers)
+#   mock_servers/engine/src/        core/ engine/ steps/
 #   mock_servers/stdio/             core/ engine/ stdio/
 #   mock_servers/http/              core/ engine/ http/
 #   mock_servers/{tests,fuzz}/      core/ engine/ http/ stdio/
@@ -33,7 +34,8 @@ function(layering_rule file out)
   set(rules
     "^core/=core/"
     "^reports/=core/ reports/"
-    "^mock_servers/engine/=core/ engine/"
+    "^mock_servers/engine/include/=core/ engine/"
+    "^mock_servers/engine/src/=core/ engine/ steps/"
     "^mock_servers/stdio/=core/ engine/ stdio/"
     "^mock_servers/http/=core/ engine/ http/"
     "^mock_servers/(tests|fuzz)/=core/ engine/ http/ stdio/"

@@ -19,9 +19,9 @@
 
 #include "check.hpp"
 #include "core/pattern.hpp"
-#include "engine/id_match.hpp"
-#include "engine/template.hpp"
+#include "id_match.hpp"
 #include "json_mutator.hpp"
+#include "template.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "engine/id_match.hpp"
+#include "id_match.hpp"
 
 #include <gtest/gtest.h>
 

@@ -257,8 +257,8 @@ TEST_F(StdioServerTest, SigintInterruptsTheRunWithoutBlame) {
 }
 
 // Regression: SIGTERM ended the server at once, so a pong that had arrived but was not yet
-// judged was lost ("not reached: received SIGTERM" next to a transcript showing it).
-TEST_F(StdioServerTest, SigtermStillJudgesWhatTheClientAlreadySent) {
+// recorded was lost ("not reached: received SIGTERM" next to a transcript showing it).
+TEST_F(StdioServerTest, SigtermStillRecordsWhatTheClientAlreadySent) {
   ServerProcess server(args_for(pinging_script()));
   handshake(server);
   ASSERT_TRUE(server.read_message());  // the ping

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/id_match.hpp"
 #include "engine/script.hpp"
+#include "id_match.hpp"
 #include "test_support.hpp"
 
 namespace mcpping {

@@ -70,9 +70,9 @@ TEST(ExpectSteps, RegressionFreshIdComparedWithTwoRequestsOnly) {
   EXPECT_EQ(find_check(r.records, "fresh")["outcome"], Json("met"));  // "1" is not 1
 }
 
-// `form` judges the shape of the message taken apart (the client's own ping: "jsonrpc" "2.0",
+// `form` records the shape of the message taken apart (the client's own ping: "jsonrpc" "2.0",
 // params absent or an object); the message is kept either way.
-TEST(ExpectSteps, FormCheckJudgesTheShapeOfTheMessageTaken) {
+TEST(ExpectSteps, FormCheckRecordsTheShapeOfTheMessageTaken) {
   for (const char* name : {"echo", "other"}) {
     FakeChannel ch;
     FakeClient client(ch);

@@ -29,7 +29,7 @@ TEST(ProcessSteps, UndrainedStderrBlocksTheScriptUpToItsBound) {
   EXPECT_NE(drained["actual"].get<std::string>().find("0 of 1048576 bytes written"),
             std::string::npos)
       << drained;
-  // The ping still goes out after the bound, and the pong is judged on its own.
+  // The ping still goes out after the bound, and the pong is recorded on its own.
   EXPECT_EQ(find_check(records, "pong")["outcome"], Json("met"));
   const auto written = records_of(records, "stderr");
   ASSERT_EQ(written.size(), 1u);

@@ -453,7 +453,7 @@ Json error_script() {
                        {"check", test::check_def("error-response")}}));
 }
 
-TEST(ResponseSteps, ExpectErrorJudgesTheCode) {
+TEST(ResponseSteps, ExpectErrorRecordsTheCode) {
   const std::pair<Json, const char*> cases[] = {
       {Json::parse(R"({"code":-32601,"message":"Method not found"})"), "met"},
       {Json::parse(R"({"code":-32603,"message":"Internal error"})"), "degraded"},
@@ -485,7 +485,7 @@ TEST(ResponseSteps, ExpectErrorJudgesTheCode) {
 
 // No sentence requires -32601 of a client that lacks a method: with a code_check the error
 // response is the check, and the code is recorded on its own.
-TEST(ResponseSteps, ExpectErrorWithACodeCheckJudgesTheCodeApart) {
+TEST(ResponseSteps, ExpectErrorWithACodeCheckRecordsTheCodeApart) {
   FakeChannel ch;
   FakeClient client(ch);
   answer_method(ch, client, "x/unknown",
@@ -501,7 +501,7 @@ TEST(ResponseSteps, ExpectErrorWithACodeCheckJudgesTheCodeApart) {
 
 // Regression (server-request/unknown-method failed an error response that came after
 // pong_cap_ms): nothing bounds the time of an error response to an unknown method; the bound
-// is only how long the script waits, and the check is judged at the end of the run.
+// is only how long the script waits, and the check is recorded at the end of the run.
 TEST(ResponseSteps, RegressionALateErrorResponseToAnUnknownMethodFailed) {
   FakeChannel ch;
   FakeClient client(ch);

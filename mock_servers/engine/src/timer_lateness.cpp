@@ -1,4 +1,4 @@
-#include "engine/timer_lateness.hpp"
+#include "timer_lateness.hpp"
 
 #include <algorithm>
 

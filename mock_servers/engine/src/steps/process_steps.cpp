@@ -4,9 +4,9 @@
 #include <optional>
 #include <utility>
 
+#include "conversation.hpp"
 #include "core/text.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 
@@ -26,8 +26,8 @@ std::string stderr_filler(std::size_t bytes) {
 struct Pause final : Step {
   std::string timeout;
 
-  StepResult run(Run& run) const override {
-    return run.go_on(run.pump(Clock::now() + from_ms(run.timeout(timeout)), nullptr));
+  StepResult run(Conversation& conv) const override {
+    return conv.go_on(conv.pump(Clock::now() + from_ms(conv.timeout(timeout)), nullptr));
   }
   const std::string* fixed_wait() const override { return &timeout; }
 };
@@ -40,32 +40,32 @@ struct WriteStderr final : Step {
   std::string within;
   std::optional<CheckDef> check;
 
-  StepResult run(Run& run) const override {
+  StepResult run(Conversation& conv) const override {
     const auto bytes = filler ? stderr_filler(filler) : text;
-    const auto within_ms = run.timeout(within);
+    const auto within_ms = conv.timeout(within);
     const auto t0 = Clock::now();
-    const auto written =
-        run.channel.write_stderr(bytes, std::min(t0 + from_ms(within_ms), run.case_deadline));
+    const auto written = conv.channel().write_stderr(
+        bytes, std::min(t0 + from_ms(within_ms), conv.clock().case_deadline()));
     const auto took = elapsed_ms(t0, Clock::now());
-    run.transcript.stderr_written(written, bytes.size());
+    conv.transcript().stderr_written(written, bytes.size());
     const auto all = std::to_string(bytes.size()) + " bytes";
     if (written < bytes.size()) {
-      run.transcript.event("the server was blocked on its stderr for " + format_ms(took) +
-                           " ms: " + std::to_string(written) + " of " + all +
-                           " written; the rest is dropped");
+      conv.transcript().event("the server was blocked on its stderr for " + format_ms(took) +
+                              " ms: " + std::to_string(written) + " of " + all +
+                              " written; the rest is dropped");
     }
     if (check) {
       const auto expected = "the client drains the server's stderr: " + all + " written within " +
                             format_ms(within_ms) + " ms";
       if (written == bytes.size()) {
-        run.record(*check, Outcome::Met, expected, all + " written in " + format_ms(took) + " ms");
+        conv.record(*check, Outcome::Met, expected, all + " written in " + format_ms(took) + " ms");
       } else {
-        run.record(*check, Outcome::Broken, expected,
-                   "the server was blocked on a full stderr pipe for " + format_ms(took) +
-                       " ms, longer than the pong cap allows: " + std::to_string(written) + " of " +
-                       all +
-                       " written. A server that logs synchronously stalls, its "
-                       "pongs included, while the client does not read its stderr");
+        conv.record(*check, Outcome::Broken, expected,
+                    "the server was blocked on a full stderr pipe for " + format_ms(took) +
+                        " ms, longer than the pong cap allows: " + std::to_string(written) +
+                        " of " + all +
+                        " written. A server that logs synchronously stalls, its "
+                        "pongs included, while the client does not read its stderr");
       }
     }
     return StepResult::Ok;
@@ -73,19 +73,18 @@ struct WriteStderr final : Step {
 };
 
 struct CloseStdin final : Step {
-  StepResult run(Run& run) const override {
-    run.channel.close_input();
-    run.transcript.event("closed the server's input: the client's writes now fail");
-    run.settle_deferred();  // nothing more can arrive
+  StepResult run(Conversation& conv) const override {
+    conv.channel().close_input();
+    conv.transcript().event("closed the server's input: the client's writes now fail");
+    conv.recorder().settle_deferred();  // nothing more can arrive
     return StepResult::Ok;
   }
 };
 
 struct CloseStdout final : Step {
-  StepResult run(Run& run) const override {
-    run.channel.close_output();
-    run.output_closed = true;
-    run.transcript.event("closed the server's output: the client sees end of file");
+  StepResult run(Conversation& conv) const override {
+    conv.sender().close_output();
+    conv.transcript().event("closed the server's output: the client sees end of file");
     return StepResult::Ok;
   }
 };
@@ -97,10 +96,10 @@ struct CloseStdout final : Step {
 struct HoldInput final : Step {
   std::size_t min_bytes = 0;
 
-  StepResult run(Run& run) const override {
-    run.channel.hold_input_at(min_bytes);
-    run.transcript.event("from here the server stops reading once " + std::to_string(min_bytes) +
-                         " bytes of a client message have come without its end");
+  StepResult run(Conversation& conv) const override {
+    conv.channel().hold_input_at(min_bytes);
+    conv.transcript().event("from here the server stops reading once " + std::to_string(min_bytes) +
+                            " bytes of a client message have come without its end");
     return StepResult::Ok;
   }
 };
@@ -109,32 +108,31 @@ struct HoldInput final : Step {
 struct AwaitHeldInput final : Step {
   std::string within;
 
-  StepResult run(Run& run) const override {
-    const auto within_ms = run.timeout(within);
+  StepResult run(Conversation& conv) const override {
+    const auto within_ms = conv.timeout(within);
     const auto t0 = Clock::now();
     // The hold may have happened while an earlier step (the handshake) was waiting.
-    const auto why = run.client.await_event("partial-message", t0 + from_ms(within_ms), [&] {
-      return run.client.held_input_bytes.has_value();
-    });
-    if (run.client.held_input_bytes) {
-      const auto bytes = *std::exchange(run.client.held_input_bytes, std::nullopt);
-      run.transcript.event("held the client's input after " + std::to_string(bytes) +
-                               " bytes of a message, not its end: the server reads on after "
-                               "its next write",
-                           {{"bytes", bytes}});
+    const auto why = conv.inbox().await_event("partial-message", t0 + from_ms(within_ms),
+                                              [&] { return conv.inbox().input_held(); });
+    if (const auto held = conv.inbox().take_held_input()) {
+      const auto bytes = *held;
+      conv.transcript().event("held the client's input after " + std::to_string(bytes) +
+                                  " bytes of a message, not its end: the server reads on after "
+                                  "its next write",
+                              {{"bytes", bytes}});
       return StepResult::Ok;
     }
-    run.channel.hold_input_at(0);
-    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
-    // The case goes on to judge what did come (a request written whole, or none at all).
-    run.transcript.event("no client message was held within " + format_ms(within_ms) + " ms");
+    conv.channel().hold_input_at(0);
+    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return conv.after_wait(why);
+    // The case goes on to record what did come (a request written whole, or none at all).
+    conv.transcript().event("no client message was held within " + format_ms(within_ms) + " ms");
     return StepResult::Ok;
   }
 };
 
 // The interpreter serves the default way after the script anyway.
 struct ServeDefaults final : Step {
-  StepResult run(Run&) const override { return StepResult::Ok; }
+  StepResult run(Conversation&) const override { return StepResult::Ok; }
 };
 
 }  // namespace

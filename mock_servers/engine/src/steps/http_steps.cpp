@@ -2,12 +2,12 @@
 // (docs/http-mock-server.md).
 #include <algorithm>
 
+#include "conversation.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 
@@ -16,19 +16,19 @@ namespace {
 struct FailNextPost final : Step {
   Json pattern;
   std::string with;   // "500", "404" or "reset"
-  std::string label;  // optional: the checks `given` it are judged once it fired
+  std::string label;  // optional: the checks `given` it are recorded once it fired
 
-  StepResult run(Run& run) const override {
+  StepResult run(Conversation& conv) const override {
     PostFault fault;
     fault.pattern = pattern;
-    fault.captures = run.captures;
+    fault.captures = conv.captures();
     fault.with = with;
     fault.label = label;
-    if (!run.channel.arm_post_fault(fault)) {
-      run.transcript.event("this transport has no POSTs to fail");
-      return run.fail("fail_next_post needs an HTTP transport");
+    if (!conv.channel().arm_post_fault(fault)) {
+      conv.transcript().event("this transport has no POSTs to fail");
+      return conv.fail("fail_next_post needs an HTTP transport");
     }
-    run.transcript.event(
+    conv.transcript().event(
         "armed: the next client POST matching " + safe_dump(fault.pattern) + " gets " + fault.with,
         {{"fault", fault.with}});
     return StepResult::Ok;
@@ -45,18 +45,18 @@ struct ExpectPost final : Step {
   std::string within;
   CheckDef check;
 
-  StepResult run(Run& run) const override {
-    const auto within_ms = run.timeout(within);
+  StepResult run(Conversation& conv) const override {
+    const auto within_ms = conv.timeout(within);
     std::vector<SentFrame> requests;
-    for (const auto& sent : run.labels[label]) {
+    for (const auto& sent : conv.sender().labelled(label)) {
       if (sent.frame.contains("id")) requests.push_back(sent);
     }
     const auto expected = "the POST carrying the response to each request sent as \"" + label +
                           "\" matches " + safe_dump(pattern) +
                           (preferred ? ", and should match " + safe_dump(*preferred) : "");
-    const auto& responses = run.client.responses;
+    const auto& responses = conv.inbox().responses();
     auto response_to = [&](const SentFrame& req) -> const ClientMessage* {
-      const std::vector<ClientMessage>* lists[] = {&responses, &run.client.refused_responses};
+      const std::vector<ClientMessage>* lists[] = {&responses, &conv.inbox().refused_responses()};
       for (const auto* list : lists) {
         for (const auto& r : *list) {
           if (r.json.is_object() && r.json.contains("id") && r.at >= req.written &&
@@ -72,13 +72,13 @@ struct ExpectPost final : Step {
     };
     Pump why = Pump::Stopped;
     if (!requests.empty() && !all_in()) {
-      why = run.pump(Clock::now() + from_ms(within_ms), [&](const ClientMessage& m) {
+      why = conv.pump(Clock::now() + from_ms(within_ms), [&](const ClientMessage& m) {
         return (is_response(m.json) || m.event == "post-refused") && all_in();
       });
     }
-    if (why == Pump::Interrupted && !all_in()) return run.after_wait(why);  // not reached
-    // The premise: a POST carried a response. Without one there are no headers to judge
-    // (the response's own check judges its absence).
+    if (why == Pump::Interrupted && !all_in()) return conv.after_wait(why);  // not reached
+    // The premise: a POST carried a response. Without one there are no headers to record
+    // (the response's own check records its absence).
     Outcome outcome = Outcome::Met;
     std::size_t posted = 0;
     std::string actual;
@@ -95,11 +95,11 @@ struct ExpectPost final : Step {
           outcome = Outcome::Broken;
           text = "id " + safe_dump(req.frame["id"]) + ": the server refused its POST with " +
                  safe_dump(r->meta["refused"]) + " in " + shorten(safe_dump(r->meta), 240);
-        } else if (!matches(pattern, r->meta, run.captures, &why_not)) {
+        } else if (!matches(pattern, r->meta, conv.captures(), &why_not)) {
           outcome = Outcome::Broken;
           text = "id " + safe_dump(req.frame["id"]) + ": " + why_not + " in " +
                  shorten(safe_dump(r->meta), 240);
-        } else if (preferred && !matches(*preferred, r->meta, run.captures, &why_not)) {
+        } else if (preferred && !matches(*preferred, r->meta, conv.captures(), &why_not)) {
           if (outcome == Outcome::Met) outcome = Outcome::Degraded;
           text = "id " + safe_dump(req.frame["id"]) + ": degraded: " + why_not + " in " +
                  shorten(safe_dump(r->meta), 240);
@@ -119,8 +119,8 @@ struct ExpectPost final : Step {
     } else if (actual.empty()) {
       actual = std::to_string(requests.size()) + " POST(s), each matching";
     }
-    run.record(check, outcome, expected, actual);
-    return run.go_on(why);
+    conv.record(check, outcome, expected, actual);
+    return conv.go_on(why);
   }
 };
 
@@ -131,13 +131,13 @@ struct ExpectPost final : Step {
 struct Disconnect final : Step {
   std::string on;  // "post:NAME" or "get"
 
-  StepResult run(Run& run) const override {
-    const auto route = run.route_of(on);
+  StepResult run(Conversation& conv) const override {
+    const auto route = conv.route_of(on);
     if (!route) return StepResult::Failed;
-    const auto result = run.channel.disconnect(*route);
+    const auto result = conv.channel().disconnect(*route);
     if (!result.ok) {
-      run.transcript.event("cannot disconnect " + *route + ": " + result.error);
-      return run.fail("disconnect failed");
+      conv.transcript().event("cannot disconnect " + *route + ": " + result.error);
+      return conv.fail("disconnect failed");
     }
     std::string what = "closed the connection of " + *route + " without ending its stream";
     Json extra{{"stream", *route}};
@@ -151,7 +151,7 @@ struct Disconnect final : Step {
       what += ", retry " + std::to_string(*result.retry_ms) + " ms";
       extra["retry_ms"] = *result.retry_ms;
     }
-    run.transcript.event(what, std::move(extra));
+    conv.transcript().event(what, std::move(extra));
     return StepResult::Ok;
   }
 };
@@ -182,7 +182,7 @@ std::optional<std::string> missed_resumption(const ClientMessage& m, const std::
 // GET to the MCP endpoint, and include the Last-Event-ID header to indicate the last event ID
 // it received", after "waiting the given number of milliseconds" of the last `retry:` field.
 // On a POST's stream only a GET with Last-Event-ID resumes it (`check`); the GET listening
-// stream is reconnected by any GET (`check`), whose Last-Event-ID `last_event_id_check` judges.
+// stream is reconnected by any GET (`check`), whose Last-Event-ID `last_event_id_check` records.
 struct AwaitResume final : Step {
   std::string on;  // "post:NAME" or "get"
   std::string within;
@@ -190,17 +190,17 @@ struct AwaitResume final : Step {
   std::optional<CheckDef> retry_check;
   std::optional<CheckDef> last_event_id_check;  // "get" only
 
-  StepResult run(Run& run) const override {
-    const auto route = run.route_of(on);
+  StepResult run(Conversation& conv) const override {
+    const auto route = conv.route_of(on);
     if (!route) return StepResult::Failed;
     const bool listening = *route == "get";
-    const auto within_ms = run.timeout(within);
+    const auto within_ms = conv.timeout(within);
     const auto t0 = Clock::now();
     std::vector<std::string> other_gets;  // GETs while it waited for one, that resumed nothing
-    auto& resumed = run.client.resumed;
+    auto& resumed = conv.inbox().resumed();
     Pump why = Pump::Stopped;
     if (!resumed.count(*route)) {
-      why = run.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+      why = conv.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
         if (reconnects(m, *route) ||
             (m.event == "stream-resumed" && m.meta.value("stream", "") == *route))
           return true;
@@ -217,22 +217,22 @@ struct AwaitResume final : Step {
                         " ms";
     const auto it = resumed.find(*route);
     if (it == resumed.end()) {
-      if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
+      if (why == Pump::CaseDeadline || why == Pump::Interrupted) return conv.after_wait(why);
       auto actual = why == Pump::Eof
-                        ? run.client.no_message_text(why, within_ms, t0)
+                        ? conv.inbox().no_message_text(why, within_ms, t0)
                         : std::string(listening ? "no GET reconnected it" : "no GET resumed it") +
                               " within " + format_ms(within_ms) + " ms";
       if (!other_gets.empty()) actual += "; " + join(other_gets, "; ");
-      run.record(check, Outcome::Broken, expected, actual);
+      conv.record(check, Outcome::Broken, expected, actual);
       // What follows needs the resumed stream. A client that only SHOULD (or MAY) resume
-      // leaves it unjudged, not failed: its own check says what it skipped.
+      // leaves it not judged, not failed: its own check says what it skipped.
       if (!miss_stops_script(check)) {
-        run.transcript.unsupported("the client did not " +
-                                   std::string(listening ? "reconnect " : "resume ") + *route +
-                                   " (" + std::string(to_string(check.level)) +
-                                   "): the checks that need the resumed stream are not judged");
+        conv.transcript().unsupported("the client did not " +
+                                      std::string(listening ? "reconnect " : "resume ") + *route +
+                                      " (" + std::string(to_string(check.level)) +
+                                      "): the checks that need the resumed stream are not judged");
       }
-      return run.fail("the client did not resume the stream");
+      return conv.fail("the client did not resume the stream");
     }
     const auto& meta = it->second.meta;
     const bool resumption = it->second.event == "stream-resumed";
@@ -240,9 +240,9 @@ struct AwaitResume final : Step {
     const auto waited = meta.value("waited_ms", 0.0);
     const auto after = format_ms(waited) + " ms after the connection closed";
     if (listening) {
-      run.record(check, Outcome::Met, expected,
-                 std::string(resumption ? "a GET resuming it, " : "a GET, ") + after);
-      if (last_event_id_check) judge_last_event_id(run, meta, resumption, last);
+      conv.record(check, Outcome::Met, expected,
+                  std::string(resumption ? "a GET resuming it, " : "a GET, ") + after);
+      if (last_event_id_check) record_last_event_id(conv, meta, resumption, last);
     } else {
       const auto sent = meta.value("last_event_id", "");
       auto actual = "GET with Last-Event-ID " + safe_dump(Json(sent)) + ", " + after;
@@ -252,56 +252,56 @@ struct AwaitResume final : Step {
         actual += ": an earlier event than the last one written (" + safe_dump(Json(last)) +
                   "), so what followed it is replayed";
       }
-      run.record(check, outcome, expected, actual);
+      conv.record(check, outcome, expected, actual);
     }
-    if (retry_check) judge_retry(run, meta, waited);
+    if (retry_check) record_retry(conv, meta, waited);
     return StepResult::Ok;
   }
 
   // The reconnecting GET's Last-Event-ID: the last event ID the stream wrote is met, an
   // earlier one of its events degraded (what followed is replayed), none or another broken.
-  void judge_last_event_id(Run& run, const Json& meta, bool resumption,
-                           const std::string& last) const {
+  void record_last_event_id(Conversation& conv, const Json& meta, bool resumption,
+                            const std::string& last) const {
     const auto expected = "the reconnecting GET carries Last-Event-ID " + safe_dump(Json(last)) +
                           ", the last event ID the stream wrote";
     if (!meta.contains("last_event_id")) {
-      run.record(*last_event_id_check, Outcome::Broken, expected,
-                 "a GET without Last-Event-ID: a new listening stream, the old one abandoned");
+      conv.record(*last_event_id_check, Outcome::Broken, expected,
+                  "a GET without Last-Event-ID: a new listening stream, the old one abandoned");
       return;
     }
     const auto sent = meta.value("last_event_id", "");
     if (!resumption) {
-      run.record(*last_event_id_check, Outcome::Broken, expected,
-                 "Last-Event-ID " + safe_dump(Json(sent)) +
-                     ", which names no event the stream "
-                     "wrote: a new listening stream");
+      conv.record(*last_event_id_check, Outcome::Broken, expected,
+                  "Last-Event-ID " + safe_dump(Json(sent)) +
+                      ", which names no event the stream "
+                      "wrote: a new listening stream");
       return;
     }
     if (sent == last) {
-      run.record(*last_event_id_check, Outcome::Met, expected,
-                 "Last-Event-ID " + safe_dump(Json(sent)));
+      conv.record(*last_event_id_check, Outcome::Met, expected,
+                  "Last-Event-ID " + safe_dump(Json(sent)));
       return;
     }
-    run.record(*last_event_id_check, Outcome::Degraded, expected,
-               "Last-Event-ID " + safe_dump(Json(sent)) +
-                   ": an earlier event than the last one written, so what followed it is "
-                   "replayed");
+    conv.record(*last_event_id_check, Outcome::Degraded, expected,
+                "Last-Event-ID " + safe_dump(Json(sent)) +
+                    ": an earlier event than the last one written, so what followed it is "
+                    "replayed");
   }
 
-  // Only the lower bound is judged: waiting longer cannot be told from a slow network.
-  void judge_retry(Run& run, const Json& meta, double waited) const {
+  // Only the lower bound is checked: waiting longer cannot be told from a slow network.
+  void record_retry(Conversation& conv, const Json& meta, double waited) const {
     if (!meta.contains("retry_ms")) {
-      run.record(*retry_check, Outcome::Met, "no reconnection before the last retry field's delay",
-                 "no retry field was written: any delay respects it (waited " + format_ms(waited) +
-                     " ms)");
+      conv.record(*retry_check, Outcome::Met, "no reconnection before the last retry field's delay",
+                  "no retry field was written: any delay respects it (waited " + format_ms(waited) +
+                      " ms)");
       return;
     }
     const auto retry = meta["retry_ms"].get<double>();
-    run.record(*retry_check, waited >= retry ? Outcome::Met : Outcome::Broken,
-               "the " + std::string(meta.contains("reconnects") ? "reconnecting" : "resuming") +
-                   " GET at least " + format_ms(retry) +
-                   " ms (the retry field) after the connection closed",
-               "after " + format_ms(waited) + " ms");
+    conv.record(*retry_check, waited >= retry ? Outcome::Met : Outcome::Broken,
+                "the " + std::string(meta.contains("reconnects") ? "reconnecting" : "resuming") +
+                    " GET at least " + format_ms(retry) +
+                    " ms (the retry field) after the connection closed",
+                "after " + format_ms(waited) + " ms");
   }
 };
 
@@ -319,7 +319,7 @@ std::unique_ptr<Step> parse_await_resume(StepParser& p) {
   s->within = p.timeout("within", "expect_ms");
   s->check = p.check("check");
   s->retry_check = p.optional_check("retry_check");
-  // A POST's stream is resumed only by a GET with its Last-Event-ID: `check` judges that.
+  // A POST's stream is resumed only by a GET with its Last-Event-ID: `check` records that.
   if (s->on != "get" && p.has("last_event_id_check"))
     p.fail(p.pointer("last_event_id_check"),
            "only the GET listening stream can be reconnected without Last-Event-ID: on a POST's "

@@ -1,57 +1,30 @@
-// The script language's step kinds, one line each: the action key, the other keys a step may
-// carry, the transports it may run on and its parse function.
-//
-// Adding a step kind:
-//   1. a handler file under steps/ (or an addition to its family's file) holding the step's
-//      struct (derived from Step, with exactly its fields), its parse function (StepParser
-//      validates as it reads) and its run method (Run provides the services);
-//   2. its parse function declared in steps/step_kinds.hpp;
-//   3. one line in the table below.
-// The generic rules (one action per step, the key whitelist, "transports", HTTP-only and
-// stdio-only steps) apply to it by themselves. Then document it in docs/scenario-format.md.
+// The step kinds of steps/step_kinds.def as a table, and the script parser that reads a step
+// by its kind. The generic rules (one action per step, the key whitelist, "transports",
+// HTTP-only and stdio-only steps) apply to every kind by themselves.
 #include <algorithm>
 
 #include "core/text.hpp"
 #include "core/transport.hpp"
 #include "engine/script.hpp"
-#include "engine/step_parser.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping {
+
+namespace steps {
+#define STEP_KIND(action, ...) std::unique_ptr<Step> parse_##action(StepParser&);
+#include "steps/step_kinds.def"
+#undef STEP_KIND
+}  // namespace steps
 
 Step::~Step() = default;
 
 const std::vector<StepKind>& step_kinds() {
-  using T = StepTransports;
-  // clang-format off
   static const std::vector<StepKind> kinds = {
-      {"handshake", {"as", "within", "check", "capabilities"}, T::Any, steps::parse_handshake},
-      {"discover", {"as", "within", "check"}, T::Any, steps::parse_discover},
-      {"expect", {"as", "within", "check", "fresh_id", "form", "form_check", "label"}, T::Any,
-       steps::parse_expect},
-      {"send", {"label", "repeat", "write", "chunk", "on", "sse"}, T::Any, steps::parse_send},
-      {"send_raw", {"chunk", "on"}, T::Any, steps::parse_send_raw},
-      {"respond", {"result", "error", "default", "on", "label"}, T::Any, steps::parse_respond},
-      {"expect_response", {"within", "late_within", "check"}, T::Any, steps::parse_expect_response},
-      {"expect_error", {"code", "within", "check", "code_check"}, T::Any, steps::parse_expect_error},
-      {"expect_no_response", {"window", "forbid", "check", "info_check"}, T::Any, steps::parse_expect_no_response},
-      {"expect_none", {"window", "check"}, T::Any, steps::parse_expect_none},
-      {"observe_client_pings", {"window", "check"}, T::Any, steps::parse_observe_client_pings},
-      {"pause", {}, T::Any, steps::parse_pause},
-      {"stderr", {"within", "check"}, T::Any, steps::parse_stderr},
-      {"stderr_bytes", {"within", "check"}, T::Any, steps::parse_stderr_bytes},
-      {"close_stdin", {}, T::StdioOnly, steps::parse_close_stdin},
-      {"close_stdout", {}, T::StdioOnly, steps::parse_close_stdout},
-      {"hold_input", {}, T::StdioOnly, steps::parse_hold_input},
-      {"await_held_input", {"within"}, T::StdioOnly, steps::parse_await_held_input},
-      {"serve_defaults", {}, T::Any, steps::parse_serve_defaults},
-      {"await_get_stream", {"within"}, T::HttpOnly, steps::parse_await_get_stream},
-      {"fail_next_post", {"with", "label"}, T::HttpOnly, steps::parse_fail_next_post},
-      {"expect_post", {"http", "preferred", "within", "check"}, T::HttpOnly, steps::parse_expect_post},
-      {"disconnect", {}, T::StreamableHttpOnly, steps::parse_disconnect},
-      {"await_resume", {"within", "check", "retry_check", "last_event_id_check"}, T::StreamableHttpOnly, steps::parse_await_resume},
+#define STEP_KIND(action, transports, ...) \
+  {#action, {__VA_ARGS__}, StepTransports::transports, steps::parse_##action},
+#include "steps/step_kinds.def"
+#undef STEP_KIND
   };
-  // clang-format on
   return kinds;
 }
 

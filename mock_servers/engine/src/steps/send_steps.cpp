@@ -1,10 +1,10 @@
 // Writing to the client: send, send_raw, respond.
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
-#include "engine/template.hpp"
+#include "step_parser.hpp"
+#include "template.hpp"
 
 namespace mcpping::steps {
 
@@ -18,28 +18,28 @@ struct Send final : Step {
   bool batch = false;     // "write": "batch": the frames as one JSON array
   std::optional<std::string> label;
 
-  StepResult run(Run& run) const override {
+  StepResult run(Conversation& conv) const override {
     std::vector<Json> frames;
     frames.reserve(templates.size() * repeat);
     try {
       for (std::size_t i = 0; i < repeat; ++i) {
         for (const auto& t : templates) {
           frames.push_back(
-              instantiate(t, run.captures, repeated ? std::optional(i) : std::nullopt));
+              instantiate(t, conv.captures(), repeated ? std::optional(i) : std::nullopt));
         }
       }
     } catch (const TemplateError& e) {
-      run.transcript.event(std::string("cannot build the frame: ") + e.what());
-      return run.fail("template error");
+      conv.transcript().event(std::string("cannot build the frame: ") + e.what());
+      return conv.fail("template error");
     }
     auto resolved = options;
-    const auto route = run.route_of(options.route);
+    const auto route = conv.route_of(options.route);
     if (!route) return StepResult::Failed;
     resolved.route = *route;
     const auto* named = label ? &*label : nullptr;
-    if (!(batch ? run.send_batch(frames, resolved, named)
-                : run.send_messages(frames, resolved, named)))
-      return run.fail("write failed");
+    if (!(batch ? conv.send_batch(frames, resolved, named)
+                : conv.send_messages(frames, resolved, named)))
+      return conv.fail("write failed");
     return StepResult::Ok;
   }
 };
@@ -49,19 +49,19 @@ struct SendRaw final : Step {
   std::size_t chunk = 0;
   std::string on;
 
-  StepResult run(Run& run) const override {
-    const auto route = run.route_of(on);
+  StepResult run(Conversation& conv) const override {
+    const auto route = conv.route_of(on);
     if (!route) return StepResult::Failed;
-    const auto result = run.channel.send_raw(bytes, chunk, *route);
+    const auto result = conv.channel().send_raw(bytes, chunk, *route);
     Json extra = Json::object();
     if (!result.writes.empty() && result.writes.front() != 1)
       extra["writes"] = result.writes.front();
     if (!result.streams.empty() && !result.streams.front().empty())
       extra["stream"] = result.streams.front();
-    run.transcript.raw(Direction::ServerToClient, bytes, {}, std::move(extra));
+    conv.transcript().raw(Direction::ServerToClient, bytes, {}, std::move(extra));
     if (!result.ok) {
-      run.transcript.event("write failed: " + result.error, {{"error", result.error}});
-      return run.fail("write failed");
+      conv.transcript().event("write failed: " + result.error, {{"error", result.error}});
+      return conv.fail("write failed");
     }
     return StepResult::Ok;
   }
@@ -75,50 +75,51 @@ struct Respond final : Step {
   std::string on;
   std::optional<std::string> label;  // names the answer for driver checks' "given"
 
-  StepResult run(Run& run) const override {
-    const auto captured = run.captures.find(name);
-    if (captured == run.captures.end()) {
+  StepResult run(Conversation& conv) const override {
+    const auto captured = conv.captures().find(name);
+    if (captured == conv.captures().end()) {
       // An expect that only records a miss (SHOULD, MAY, INFO) captured nothing to answer.
-      run.transcript.event("cannot respond to \"" + name + "\": the client never sent it");
-      return run.fail("nothing to respond to");
+      conv.transcript().event("cannot respond to \"" + name + "\": the client never sent it");
+      return conv.fail("nothing to respond to");
     }
     const auto& request = captured->second;
     if (!request.contains("id")) {
-      run.transcript.event("cannot respond to \"" + name + "\": the captured message has no id");
-      return run.fail("respond to a notification");
+      conv.transcript().event("cannot respond to \"" + name + "\": the captured message has no id");
+      return conv.fail("respond to a notification");
     }
     Json frame;
     try {
       if (answer == Answer::Default) {
-        auto reply = default_answer(request, run.defaults, run.client.era());
+        auto reply = default_answer(request, conv.defaults(), conv.inbox().era());
         if (!reply) {
-          run.transcript.event("the default server has no answer for \"" + name + "\"");
-          return run.fail("no default answer");
+          conv.transcript().event("the default server has no answer for \"" + name + "\"");
+          return conv.fail("no default answer");
         }
         frame = std::move(*reply);
       } else if (answer == Answer::Result) {
-        frame = make_result(request["id"], instantiate(body, run.captures));
+        frame = make_result(request["id"], instantiate(body, conv.captures()));
       } else {
-        frame = Json{
-            {"jsonrpc", "2.0"}, {"id", request["id"]}, {"error", instantiate(body, run.captures)}};
+        frame = Json{{"jsonrpc", "2.0"},
+                     {"id", request["id"]},
+                     {"error", instantiate(body, conv.captures())}};
       }
     } catch (const TemplateError& e) {
-      run.transcript.event(std::string("cannot build the response: ") + e.what());
-      return run.fail("template error");
+      conv.transcript().event(std::string("cannot build the response: ") + e.what());
+      return conv.fail("template error");
     }
-    const auto route = run.route_of(on);
+    const auto route = conv.route_of(on);
     if (!route) return StepResult::Failed;
-    run.responded.insert(name);
+    conv.script().answered(name);
     SendOptions options;
     options.route = *route;
-    if (!run.send_messages({frame}, options, label ? &*label : nullptr))
-      return run.fail("write failed");
+    if (!conv.send_messages({frame}, options, label ? &*label : nullptr))
+      return conv.fail("write failed");
     // A scripted answer to initialize (ping/during-initialize) settles the session's version
     // as the handshake step does.
     const auto result = frame.find("result");
     if (method_of(request) == "initialize" && result != frame.end() && result->is_object() &&
         result->contains("protocolVersion") && (*result)["protocolVersion"].is_string())
-      run.negotiated((*result)["protocolVersion"].get<std::string>());
+      conv.negotiated((*result)["protocolVersion"].get<std::string>());
     return StepResult::Ok;
   }
 };

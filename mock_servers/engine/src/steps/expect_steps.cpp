@@ -1,11 +1,11 @@
 // Waiting for client messages: expect, expect_none, await_get_stream, observe_client_pings.
+#include "conversation.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 
@@ -22,14 +22,15 @@ struct Expect final : Step {
   // Names the message taken for checks' `given`: an event records it when it came (the
   // client's next ping after a timeout is the premise of what it gets back).
   std::optional<std::string> label;
-  // The shape the message taken must have, judged apart by `form_check` (the message is kept
-  // either way, so a malformed request is still answered and what follows still judged).
+  // The shape the message taken must have, recorded apart by `form_check` (the message is kept
+  // either way, so a malformed request is still answered and what follows still recorded).
   std::optional<Json> form;
   std::optional<CheckDef> form_check;
 
   // The earlier request of the session that used `msg`'s id, in words; nullopt when none did.
-  static std::optional<std::string> used_before(const ClientMessage& msg, const Run& run) {
-    const auto& ids = run.client.request_ids;
+  static std::optional<std::string> used_before(const ClientMessage& msg,
+                                                const ClientInbox& inbox) {
+    const auto& ids = inbox.request_ids();
     for (std::size_t i = 0; i < msg.request_index && i < ids.size(); ++i) {
       if (msg.json.contains("id") && same_json(ids[i].first, msg.json["id"]))
         return "id " + safe_dump(ids[i].first) + " was already used by the client's " +
@@ -38,59 +39,59 @@ struct Expect final : Step {
     return std::nullopt;
   }
 
-  StepResult run(Run& run) const override {
-    const auto within_ms = run.timeout(within);
+  StepResult run(Conversation& conv) const override {
+    const auto within_ms = conv.timeout(within);
     const auto expected = "a client message matching " + safe_dump(pattern) + " within " +
                           format_ms(within_ms) + " ms";
     const auto t0 = Clock::now();
     Pump why = Pump::Deadline;
-    auto msg = run.client.await_message(pattern, t0 + from_ms(within_ms), why);
+    auto msg = conv.inbox().await_message(pattern, t0 + from_ms(within_ms), why);
     if (!msg) {
       // Stopped by the host once the driver had exited: not reached, not broken.
-      if (why == Pump::Interrupted) return run.after_wait(why);
-      run.record(check, Outcome::Broken, expected, run.client.no_message_text(why, within_ms, t0));
+      if (why == Pump::Interrupted) return conv.after_wait(why);
+      conv.record(check, Outcome::Broken, expected,
+                  conv.inbox().no_message_text(why, within_ms, t0));
       // Only a missing MUST message stops the script: a SHOULD, MAY or INFO check records its
       // absence and the case goes on to what it is about (a later step that needs the capture
       // stops it then).
       if (!miss_stops_script(check) && why == Pump::Deadline) {
         return StepResult::Ok;
       }
-      run.stop_reason = "expected message did not arrive";
-      return run.after_wait(why);
+      return conv.after_wait(why, "expected message did not arrive");
     }
-    if (as) run.captures[*as] = msg->json;
+    if (as) conv.captures()[*as] = msg->json;
     if (label)
-      run.transcript.event("the client sent \"" + *label + "\": " + describe_message(msg->json),
-                           {{"fired", *label}});
+      conv.transcript().event("the client sent \"" + *label + "\": " + describe_message(msg->json),
+                              {{"fired", *label}});
     const auto waited = std::max(0.0, elapsed_ms(t0, msg->at));
     const auto seen = describe_message(msg->json) + " after " + format_ms(waited) + " ms";
     if (form_check) {
       std::string why;
-      const bool formed = matches(*form, msg->json, run.captures, &why);
-      run.record(*form_check, formed ? Outcome::Met : Outcome::Broken,
-                 "the message matches " + safe_dump(*form),
-                 formed ? shorten(safe_dump(msg->json), 200)
-                        : shorten(safe_dump(msg->json), 200) + ": " + why);
+      const bool formed = matches(*form, msg->json, conv.captures(), &why);
+      conv.record(*form_check, formed ? Outcome::Met : Outcome::Broken,
+                  "the message matches " + safe_dump(*form),
+                  formed ? shorten(safe_dump(msg->json), 200)
+                         : shorten(safe_dump(msg->json), 200) + ": " + why);
     }
     if (fresh_id) {
-      if (const auto reused = used_before(*msg, run)) {
-        run.record(check, Outcome::Broken, expected + ", with an id not used before",
-                   seen + "; " + *reused);
+      if (const auto reused = used_before(*msg, conv.inbox())) {
+        conv.record(check, Outcome::Broken, expected + ", with an id not used before",
+                    seen + "; " + *reused);
         return StepResult::Ok;
       }
-      run.record(check, Outcome::Met, expected + ", with an id not used before",
-                 seen + "; its id is new among the session's " +
-                     std::to_string(msg->request_index) + " earlier request(s)");
+      conv.record(check, Outcome::Met, expected + ", with an id not used before",
+                  seen + "; its id is new among the session's " +
+                      std::to_string(msg->request_index) + " earlier request(s)");
       return StepResult::Ok;
     }
-    run.record(check, Outcome::Met, expected, seen);
+    conv.record(check, Outcome::Met, expected, seen);
     return StepResult::Ok;
   }
 
   // By its pattern's method alone: the rest may name captures not taken yet.
-  bool takes(const std::string& method, const Run& run) const override {
+  bool takes(const std::string& method, const Captures& captures) const override {
     const auto it = pattern.find("method");
-    return it == pattern.end() || matches(*it, Json(method), run.captures);
+    return it == pattern.end() || matches(*it, Json(method), captures);
   }
 };
 
@@ -101,12 +102,12 @@ struct ExpectNone final : Step {
 
   const std::string* fixed_wait() const override { return &window; }
 
-  StepResult run(Run& run) const override {
-    const auto window_ms = run.timeout(window);
+  StepResult run(Conversation& conv) const override {
+    const auto window_ms = conv.timeout(window);
     const auto t0 = Clock::now();
     std::vector<std::string> seen;
-    const auto why = run.pump(t0 + from_ms(window_ms), [&](const ClientMessage& m) {
-      if (matches(pattern, m.json, run.captures)) {
+    const auto why = conv.pump(t0 + from_ms(window_ms), [&](const ClientMessage& m) {
+      if (matches(pattern, m.json, conv.captures())) {
         seen.push_back(describe_message(m.json) + " after " + format_ms(elapsed_ms(t0, m.at)) +
                        " ms");
       }
@@ -115,14 +116,14 @@ struct ExpectNone final : Step {
     const auto expected = "no client message matching " + safe_dump(pattern) + " within " +
                           format_ms(window_ms) + " ms";
     if (seen.empty()) {
-      run.record(check, Outcome::Met, expected,
-                 "none within " + format_ms(elapsed_ms(t0, Clock::now())) + " ms");
+      conv.record(check, Outcome::Met, expected,
+                  "none within " + format_ms(elapsed_ms(t0, Clock::now())) + " ms");
     } else {
       std::string actual = std::to_string(seen.size()) + " matching: " + seen.front();
       if (seen.size() > 1) actual += " | ...";
-      run.record(check, Outcome::Broken, expected, actual);
+      conv.record(check, Outcome::Broken, expected, actual);
     }
-    return run.go_on(why);
+    return conv.go_on(why);
   }
 };
 
@@ -132,19 +133,19 @@ struct ObserveClientPings final : Step {
 
   const std::string* fixed_wait() const override { return &window; }
 
-  StepResult run(Run& run) const override {
-    const auto window_ms = run.timeout(window);
+  StepResult run(Conversation& conv) const override {
+    const auto window_ms = conv.timeout(window);
     const auto t0 = Clock::now();
     const auto end = t0 + from_ms(window_ms);
     std::vector<double> at;
     const Claim take_pings = [&](const ClientMessage& m) {
       if (!is_request(m.json) || method_of(m.json) != "ping") return false;
       at.push_back(round3(elapsed_ms(t0, m.at)));
-      run.send_one(make_result(m.json["id"], Json::object()));
+      conv.send_one(make_result(m.json["id"], Json::object()));
       return true;
     };
     Pump why = Pump::Stopped;
-    while (why == Pump::Stopped) why = run.pump(end, take_pings);
+    while (why == Pump::Stopped) why = conv.pump(end, take_pings);
     std::string actual =
         std::to_string(at.size()) + " client ping(s) in " + format_ms(window_ms) + " ms";
     std::vector<double> intervals;
@@ -159,10 +160,10 @@ struct ObserveClientPings final : Step {
       for (auto d : intervals) actual += " " + format_ms(d);
       actual += " ms";
     }
-    run.record(check, at.empty() ? Outcome::Broken : Outcome::Met,
-               "client pings while the server stays quiet for " + format_ms(window_ms) + " ms",
-               actual, {}, {{"pings_at_ms", at}, {"intervals_ms", intervals}});
-    return run.go_on(why);
+    conv.record(check, at.empty() ? Outcome::Broken : Outcome::Met,
+                "client pings while the server stays quiet for " + format_ms(window_ms) + " ms",
+                actual, {}, {{"pings_at_ms", at}, {"intervals_ms", intervals}});
+    return conv.go_on(why);
   }
 };
 
@@ -171,20 +172,20 @@ struct ObserveClientPings final : Step {
 struct AwaitGetStream final : Step {
   std::string within;
 
-  StepResult run(Run& run) const override {
-    const auto within_ms = run.timeout(within);
+  StepResult run(Conversation& conv) const override {
+    const auto within_ms = conv.timeout(within);
     const auto t0 = Clock::now();
-    const auto why = run.client.await_event("get-stream-opened", t0 + from_ms(within_ms),
-                                            [&] { return run.client.get_stream_open; });
-    if (run.client.get_stream_open) {
-      run.transcript.event("the client's GET stream is open (waited " +
-                           format_ms(elapsed_ms(t0, Clock::now())) + " ms)");
+    const auto why = conv.inbox().await_event("get-stream-opened", t0 + from_ms(within_ms),
+                                              [&] { return conv.inbox().get_stream_open(); });
+    if (conv.inbox().get_stream_open()) {
+      conv.transcript().event("the client's GET stream is open (waited " +
+                              format_ms(elapsed_ms(t0, Clock::now())) + " ms)");
       return StepResult::Ok;
     }
-    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return run.after_wait(why);
-    run.transcript.unsupported("the client did not open the GET listening stream within " +
-                               format_ms(within_ms) + " ms (clients MAY open it)");
-    return run.fail("no GET stream: the case is unsupported for this client");
+    if (why == Pump::CaseDeadline || why == Pump::Interrupted) return conv.after_wait(why);
+    conv.transcript().unsupported("the client did not open the GET listening stream within " +
+                                  format_ms(within_ms) + " ms (clients MAY open it)");
+    return conv.fail("no GET stream: the case is unsupported for this client");
   }
 };
 

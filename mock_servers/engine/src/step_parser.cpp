@@ -1,10 +1,10 @@
-#include "engine/step_parser.hpp"
+#include "step_parser.hpp"
 
 #include <algorithm>
 
 #include "core/pattern.hpp"
 #include "core/text.hpp"
-#include "engine/template.hpp"
+#include "template.hpp"
 
 namespace mcpping {
 

@@ -1,4 +1,4 @@
-#include "engine/id_match.hpp"
+#include "id_match.hpp"
 
 #include <algorithm>
 #include <cstdint>

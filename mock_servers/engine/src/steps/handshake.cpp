@@ -2,22 +2,22 @@
 //
 // A lenient server: the first initialize is waited for until the case deadline (the lifecycle
 // puts no bound on it; a client that starts slowly on a loaded machine still has its case
-// judged), and when notifications/initialized does not come, the script goes on after the
+// recorded), and when notifications/initialized does not come, the script goes on after the
 // quiet window (or at the client's first request) and the handshake check waits for it to the
-// end of the run (Run::owed_initialized), so a client that skips it still has its other checks
-// judged (docs/verdicts.md, "Isolation").
+// end of the run (Recorder::owe_initialized), so a client that skips it still has its other checks
+// recorded (docs/verdicts.md, "Isolation").
 //
 // A later handshake (a new session, e.g. after a 404 ended the first one) carries a check of
 // its own: met when an initialize without Mcp-Session-Id arrives within `within`. Its
-// notifications/initialized is waited for the same way, but only the first handshake judges
+// notifications/initialized is waited for the same way, but only the first handshake records
 // it (the lifecycle check is `handshake`).
+#include "conversation.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 
@@ -42,71 +42,70 @@ struct Handshake final : Step {
   std::optional<CheckDef> own_check;  // a later handshake's check; else `handshake`
   Json capabilities;  // merged into the default server's (a case that logs declares logging)
 
-  StepResult run(Run& run) const override {
+  StepResult run(Conversation& conv) const override {
     const auto check = own_check.value_or(builtin_check("handshake"));
-    const auto within_ms = run.timeout(within);
+    const auto within_ms = conv.timeout(within);
     const std::string expected = own_check
                                      ? "a new initialize request without Mcp-Session-Id within " +
                                            format_ms(within_ms) + " ms"
                                      : std::string(builtin_expected("handshake"));
     const auto t0 = Clock::now();
     Pump why = Pump::Deadline;
-    auto init = run.client.await_message(Json{{"method", "initialize"}, {"id", {{"$any", true}}}},
-                                         t0 + from_ms(within_ms), why);
+    auto init = conv.inbox().await_message(Json{{"method", "initialize"}, {"id", {{"$any", true}}}},
+                                           t0 + from_ms(within_ms), why);
     if (!init) {
-      if (why == Pump::Interrupted) return run.after_wait(why);  // not reached
-      run.record(check, Outcome::Broken, expected,
-                 "no initialize: " + run.client.no_message_text(why, within_ms, t0));
-      run.stop_reason = "no initialize request";
-      return run.after_wait(why);
+      if (why == Pump::Interrupted) return conv.after_wait(why);  // not reached
+      conv.record(check, Outcome::Broken, expected,
+                  "no initialize: " + conv.inbox().no_message_text(why, within_ms, t0));
+      return conv.after_wait(why, "no initialize request");
     }
     const auto init_ms = std::max(0.0, elapsed_ms(t0, init->at));
     std::string init_text;
-    if (!answer_initialize(run, *init, init_ms, init_text)) {
-      run.record(check, Outcome::Broken, expected, "the initialize response could not be written");
-      return run.fail("write failed");
+    if (!answer_initialize(conv, *init, init_ms, init_text)) {
+      conv.record(check, Outcome::Broken, expected, "the initialize response could not be written");
+      return conv.fail("write failed");
     }
     if (own_check) {
       // A new session starts without the previous session's id (Streamable HTTP).
       const auto carried = session_header(*init);
       if (carried.empty()) {
-        run.record(check, Outcome::Met, expected, init_text + ", without Mcp-Session-Id");
+        conv.record(check, Outcome::Met, expected, init_text + ", without Mcp-Session-Id");
       } else {
-        run.record(check, Outcome::Broken, expected,
-                   init_text + ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\"");
+        conv.record(check, Outcome::Broken, expected,
+                    init_text + ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\"");
       }
     }
     const auto t1 = Clock::now();
-    const auto after = await_initialized(run, t1);
+    const auto after = await_initialized(conv, t1);
     if (own_check) {
-      return settle_later_initialized(run, after.initialized, after.first_request, after.why);
+      return settle_later_initialized(conv, after.initialized, after.first_request, after.why);
     }
-    return settle_initialized(run, check, expected, init_text, t1, after, session_of(*init));
+    return settle_initialized(conv, check, expected, init_text, t1, after, session_of(*init));
   }
 
   // Answers `init` (received `init_ms` after the step began) and notes what it offered and
   // what was negotiated; `init_text` says so for the checks. False when the answer could not
   // be written.
-  bool answer_initialize(Run& run, const ClientMessage& init, double init_ms,
+  bool answer_initialize(Conversation& conv, const ClientMessage& init, double init_ms,
                          std::string& init_text) const {
-    run.captures[as] = init.json;
-    run.responded.insert(as);
-    if (!own_check && init_ms > run.timeout("expect_ms")) {
-      run.transcript.event(
+    conv.captures()[as] = init.json;
+    conv.script().answered(as);
+    if (!own_check && init_ms > conv.timeout("expect_ms")) {
+      conv.transcript().event(
           "a slow start: initialize after " + format_ms(init_ms) + " ms, later than expect_ms (" +
-              format_ms(run.timeout("expect_ms")) +
+              format_ms(conv.timeout("expect_ms")) +
               " ms); taken, as a real server takes it (the lifecycle sets no bound)",
-          {{"step", run.step_index}});
+          {{"step", conv.script().index()}});
     }
-    auto result = initialize_result(init.json, run.defaults);
+    auto result = initialize_result(init.json, conv.defaults());
     if (capabilities.is_object()) {
       result["capabilities"].update(capabilities);
-      run.defaults.capabilities = result["capabilities"];  // what the default service answers
+      conv.defaults().capabilities = result["capabilities"];  // what the default service answers
     }
-    run.captures[as + "_result"] = result;
-    if (!run.send_one(make_result(init.json["id"], result))) return false;
+    conv.captures()[as + "_result"] = result;
+    if (!conv.send_one(make_result(init.json["id"], result))) return false;
     const auto negotiated = result["protocolVersion"].get<std::string>();
-    run.negotiated(negotiated);
+    conv.negotiated(negotiated);
     const auto params = init.json.find("params");
     const bool has_offer =
         params != init.json.end() && params->is_object() && params->contains("protocolVersion");
@@ -117,10 +116,11 @@ struct Handshake final : Step {
     // A revision the transport does not exist in: answered with the nearest one it does.
     if (offered.is_string()) {
       if (const auto absent =
-              transport_absent_at(run.defaults.transport, offered.get<std::string>())) {
-        run.record_implicit(builtin_check("transport:revision"),
-                            std::string(builtin_expected("transport:revision")),
-                            init_text + ": " + *absent + "; the server answered " + negotiated);
+              transport_absent_at(conv.defaults().transport, offered.get<std::string>())) {
+        conv.recorder().record_implicit(
+            builtin_check("transport:revision"),
+            std::string(builtin_expected("transport:revision")),
+            init_text + ": " + *absent + "; the server answered " + negotiated);
       }
     }
     return true;
@@ -135,12 +135,12 @@ struct Handshake final : Step {
     Pump why = Pump::Deadline;
   };
 
-  static AfterInitialize await_initialized(Run& run, Clock::time_point t1) {
+  static AfterInitialize await_initialized(Conversation& conv, Clock::time_point t1) {
     AfterInitialize after;
     std::vector<ClientMessage> held;
     while (!after.initialized && !after.first_request) {
       std::optional<ClientMessage> got;
-      after.why = run.pump(t1 + from_ms(run.timeout("quiet_ms")), [&](const ClientMessage& m) {
+      after.why = conv.pump(t1 + from_ms(conv.timeout("quiet_ms")), [&](const ClientMessage& m) {
         if (m.json.is_null() || is_response(m.json)) return false;
         got = m;
         return true;
@@ -155,56 +155,57 @@ struct Handshake final : Step {
       if (is_request(held.back().json) && method_of(held.back().json) != "ping")
         after.first_request = method_of(held.back().json);
     }
-    for (auto& message : held) run.client.inbox.push_back(std::move(message));
+    for (auto& message : held) conv.inbox().put_back(std::move(message));
     return after;
   }
 
   // The first handshake's check: met by notifications/initialized; broken when the client
   // ended or the case deadline came first; otherwise owed, the script going on.
-  static StepResult settle_initialized(Run& run, const CheckDef& check, const std::string& expected,
-                                       const std::string& init_text, Clock::time_point t1,
-                                       const AfterInitialize& after, const std::string& session) {
+  static StepResult settle_initialized(Conversation& conv, const CheckDef& check,
+                                       const std::string& expected, const std::string& init_text,
+                                       Clock::time_point t1, const AfterInitialize& after,
+                                       const std::string& session) {
     if (after.initialized) {
-      run.record(check, Outcome::Met, expected,
-                 init_text + "; notifications/initialized " +
-                     format_ms(std::max(0.0, elapsed_ms(t1, after.initialized->at))) +
-                     " ms after the response");
+      conv.record(check, Outcome::Met, expected,
+                  init_text + "; notifications/initialized " +
+                      format_ms(std::max(0.0, elapsed_ms(t1, after.initialized->at))) +
+                      " ms after the response");
       return StepResult::Ok;
     }
     const Pump why = after.why;
-    if (why == Pump::Interrupted) return run.after_wait(why);  // not reached
+    if (why == Pump::Interrupted) return conv.after_wait(why);  // not reached
     if (why == Pump::Eof || why == Pump::CaseDeadline) {
-      run.record(check, Outcome::Broken, expected,
-                 init_text + "; no notifications/initialized: " +
-                     run.client.no_message_text(why, run.timeout("quiet_ms"), t1));
-      run.stop_reason = "no notifications/initialized";
-      return run.after_wait(why);
+      conv.record(check, Outcome::Broken, expected,
+                  init_text + "; no notifications/initialized: " +
+                      conv.inbox().no_message_text(why, conv.timeout("quiet_ms"), t1));
+      return conv.after_wait(why, "no notifications/initialized");
     }
     const std::string moved_on =
         after.first_request ? "the client sent " + *after.first_request + " first"
-                            : "nothing within " + format_ms(run.timeout("quiet_ms")) + " ms";
-    run.owed_initialized = OwedInitialized{init_text, moved_on, t1, run.step_index, session};
-    run.transcript.event("no notifications/initialized yet (" + moved_on +
-                             "): going on, as a lenient server does; the handshake check waits "
-                             "for it to the end of the run",
-                         {{"step", run.step_index}});
+                            : "nothing within " + format_ms(conv.timeout("quiet_ms")) + " ms";
+    conv.recorder().owe_initialized(
+        OwedInitialized{init_text, moved_on, t1, conv.script().index(), session});
+    conv.transcript().event("no notifications/initialized yet (" + moved_on +
+                                "): going on, as a lenient server does; the handshake check waits "
+                                "for it to the end of the run",
+                            {{"step", conv.script().index()}});
     return StepResult::Ok;
   }
 
-  // A later handshake's notifications/initialized is noted, not judged: the first handshake's
+  // A later handshake's notifications/initialized is noted, not recorded: the first handshake's
   // check is the lifecycle's.
-  static StepResult settle_later_initialized(Run& run,
+  static StepResult settle_later_initialized(Conversation& conv,
                                              const std::optional<ClientMessage>& initialized,
                                              const std::optional<std::string>& first_request,
                                              Pump why) {
     if (initialized) return StepResult::Ok;
-    if (why == Pump::Interrupted || why == Pump::CaseDeadline) return run.after_wait(why);
+    if (why == Pump::Interrupted || why == Pump::CaseDeadline) return conv.after_wait(why);
     if (why == Pump::Eof) return StepResult::Ok;  // the steps after it see the end
-    run.transcript.event("no notifications/initialized for the new session yet (" +
-                             (first_request ? "the client sent " + *first_request + " first"
-                                            : std::string("nothing within the quiet window")) +
-                             "): going on",
-                         {{"step", run.step_index}});
+    conv.transcript().event("no notifications/initialized for the new session yet (" +
+                                (first_request ? "the client sent " + *first_request + " first"
+                                               : std::string("nothing within the quiet window")) +
+                                "): going on",
+                            {{"step", conv.script().index()}});
     return StepResult::Ok;
   }
 };

@@ -1,9 +1,10 @@
-#include "engine/client_inbox.hpp"
+#include "client_inbox.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
+#include "case_clock.hpp"
 #include "core/check_registry.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/pattern.hpp"
@@ -11,7 +12,8 @@
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
 #include "engine/modern.hpp"
-#include "engine/run.hpp"
+#include "recorder.hpp"
+#include "sender.hpp"
 
 namespace mcpping {
 
@@ -32,7 +34,7 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
     stash_.reset();
     return contacted(std::move(in));
   }
-  auto in = run_.channel.receive(deadline);
+  auto in = parts_.channel.receive(deadline);
   if (in.kind != Incoming::Kind::Timeout && in.at > deadline) {
     stash_ = std::move(in);
     return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
@@ -42,7 +44,7 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
 
 Incoming ClientInbox::contacted(Incoming in) {
   if (in.kind != Incoming::Kind::Timeout && in.kind != Incoming::Kind::Interrupted)
-    run_.contact(in.at);
+    parts_.clock.contact(in.at);
   return in;
 }
 
@@ -50,18 +52,18 @@ void ClientInbox::invalid_message(const std::string& text, const std::string& wh
                                   std::string_view spec) {
   if (invalid_recorded_) return;
   invalid_recorded_ = true;
-  run_.record_implicit(
+  parts_.recorder.record_implicit(
       builtin_check("transport:valid-message", spec),
       "every line the client writes is a JSON-RPC message (a JSON object" +
-          std::string(negotiated_version && revision_has_batches(*negotiated_version)
+          std::string(negotiated_version_ && revision_has_batches(*negotiated_version_)
                           ? ", or a batch of them: 2025-03-26)"
                           : ")"),
       why + ": " + shorten(text, 200));
 }
 
 void ClientInbox::on_array(const Incoming& in, const Json& array) {
-  auto& transcript = run_.transcript;
-  const auto version = negotiated_version.value_or("none");
+  auto& transcript = parts_.transcript;
+  const auto version = negotiated_version_.value_or("none");
   if (!revision_has_batches(version)) {
     transcript.raw(Direction::ClientToServer, in.text);
     invalid_message(in.text,
@@ -91,7 +93,7 @@ void ClientInbox::on_array(const Incoming& in, const Json& array) {
 }
 
 bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
-  auto& transcript = run_.transcript;
+  auto& transcript = parts_.transcript;
   auto json = Json::parse(in.text, nullptr, false);
   if (json.is_array()) {
     on_array(in, json);
@@ -114,28 +116,29 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   Json extra{{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}};
   if (in.meta.is_object() && in.meta.contains("batch")) extra["batch"] = in.meta["batch"];
   transcript.frame(Direction::ClientToServer, in.text, &json, 1, std::move(extra));
-  ClientMessage msg{std::move(json), in.at, client_requests, in.meta, {}};
+  ClientMessage msg{std::move(json), in.at, client_requests_, in.meta, {}};
   const auto& j = msg.json;
   if (j.contains("method")) {
     if (is_request(j)) {
-      msg.request_index = request_ids.size();
-      request_ids.emplace_back(j["id"], method_of(j));
+      msg.request_index = request_ids_.size();
+      request_ids_.emplace_back(j["id"], method_of(j));
     }
-    if (run_.take_owed_initialized(msg)) return false;
+    if (parts_.recorder.take_owed_initialized(msg)) return false;
     const auto method = method_of(j);
-    if (is_request(j) && method != "ping") ++client_requests;
+    if (is_request(j) && method != "ping") ++client_requests_;
     if (is_request(j) && era() == Era::Modern) check_modern_request(msg);
     if (method == "notifications/cancelled") check_cancellation(msg);
     if (claim && claim(msg)) return true;
-    if (serving) {
-      if (auto answer = default_answer(j, run_.defaults, era())) run_.send_one(*answer);
+    if (serving_) {
+      if (auto answer = default_answer(j, parts_.defaults, era()))
+        parts_.sender.send_one(*answer, client_requests_);
     } else if (!serve_in_passing(msg)) {
-      inbox.push_back(std::move(msg));
+      waiting_.push_back(std::move(msg));
     }
     return false;
   }
   if (is_response(j)) {
-    responses.push_back(msg);
+    responses_.push_back(msg);
     return claim && claim(msg);
   }
   invalid_message(in.text,
@@ -144,14 +147,14 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
 }
 
 bool ClientInbox::claim_waiting(const Claim& claim) {
-  for (auto it = inbox.begin(); it != inbox.end();) {
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
     if (is_request(it->json) && default_service(method_of(it->json))) {
       if (claim && claim(*it)) {
-        inbox.erase(it);
+        waiting_.erase(it);
         return true;
       }
       if (serve_in_passing(*it)) {
-        it = inbox.erase(it);
+        it = waiting_.erase(it);
         continue;
       }
     }
@@ -161,61 +164,61 @@ bool ClientInbox::claim_waiting(const Claim& claim) {
 }
 
 void ClientInbox::on_overflow(const Incoming& in) {
-  run_.transcript.raw(Direction::ClientToServer, in.text, in.bytes,
-                      {{"note", "line longer than the cap; head kept, rest discarded"}});
+  parts_.transcript.raw(Direction::ClientToServer, in.text, in.bytes,
+                        {{"note", "line longer than the cap; head kept, rest discarded"}});
   if (flood_recorded_) return;
   flood_recorded_ = true;
-  run_.record_implicit(
+  parts_.recorder.record_implicit(
       builtin_check("transport:line-too-long"),
-      "every client message on one line of at most " + std::to_string(run_.line_cap) + " bytes",
-      "a line passed " + std::to_string(run_.line_cap) +
+      "every client message on one line of at most " + std::to_string(parts_.line_cap) + " bytes",
+      "a line passed " + std::to_string(parts_.line_cap) +
           " bytes without a newline; head: " + shorten(in.text, 120));
 }
 
 std::optional<Pump> ClientInbox::on_event(const Incoming& in, const Claim& claim) {
-  if (in.text == "get-stream-opened") get_stream_open = true;
-  if (in.text == "get-stream-closed") get_stream_open = false;
+  if (in.text == "get-stream-opened") get_stream_open_ = true;
+  if (in.text == "get-stream-closed") get_stream_open_ = false;
   if (in.text == "partial-message")
-    held_input_bytes = in.meta.is_object() ? in.meta.value("bytes", std::size_t{0}) : 0;
+    held_input_bytes_ = in.meta.is_object() ? in.meta.value("bytes", std::size_t{0}) : 0;
   if (in.text == "post-refused" && in.meta.is_object())
-    refused_responses.push_back(
-        ClientMessage{in.meta.value("message", Json()), in.at, client_requests, in.meta, in.text});
+    refused_responses_.push_back(
+        ClientMessage{in.meta.value("message", Json()), in.at, client_requests_, in.meta, in.text});
   if (in.text == "stream-resumed" && in.meta.is_object()) {
-    resumed.insert_or_assign(in.meta.value("stream", ""),
-                             ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
-    if (in.meta.value("stream", "") == "get") get_stream_open = true;
+    resumed_.insert_or_assign(in.meta.value("stream", ""),
+                              ClientMessage{Json(), in.at, client_requests_, in.meta, in.text});
+    if (in.meta.value("stream", "") == "get") get_stream_open_ = true;
   }
   // A GET that replaced the disconnected listening stream with a fresh one.
   if (in.text == "get-stream-opened" && in.meta.is_object() && in.meta.contains("reconnects"))
-    resumed.insert_or_assign(in.meta.value("reconnects", ""),
-                             ClientMessage{Json(), in.at, client_requests, in.meta, in.text});
+    resumed_.insert_or_assign(in.meta.value("reconnects", ""),
+                              ClientMessage{Json(), in.at, client_requests_, in.meta, in.text});
   if (in.meta.is_object() && in.meta.contains("connected"))
-    client_gone = !in.meta["connected"].get<bool>();
+    client_gone_ = !in.meta["connected"].get<bool>();
   // No session or stream left (HTTP): nothing more can come, as at end of input.
-  if (client_gone) {
+  if (client_gone_) {
     eof_ = true;
-    run_.transcript.event("the client ended its session: nothing more can come");
+    parts_.transcript.event("the client ended its session: nothing more can come");
     return Pump::Eof;
   }
-  if (claim && claim(ClientMessage{Json(), in.at, client_requests, in.meta, in.text}))
+  if (claim && claim(ClientMessage{Json(), in.at, client_requests_, in.meta, in.text}))
     return Pump::Stopped;
   return std::nullopt;
 }
 
 std::optional<Pump> ClientInbox::on_timeout(Clock::time_point deadline) {
-  if (!run_.first_contact) {
-    if (Clock::now() < run_.startup_deadline) return std::nullopt;
-    run_.exceed_startup();
+  if (!parts_.clock.first_contact()) {
+    if (Clock::now() < parts_.clock.startup_deadline()) return std::nullopt;
+    parts_.clock.exceed_startup();
     return Pump::CaseDeadline;
   }
-  if (Clock::now() >= run_.case_deadline) return Pump::CaseDeadline;
+  if (Clock::now() >= parts_.clock.case_deadline()) return Pump::CaseDeadline;
   if (Clock::now() >= deadline) return Pump::Deadline;
   return std::nullopt;
 }
 
 std::optional<Pump> ClientInbox::take(const Incoming& in, const Claim& claim,
                                       Clock::time_point deadline) {
-  auto& transcript = run_.transcript;
+  auto& transcript = parts_.transcript;
   switch (in.kind) {
     case Incoming::Kind::Line:
       if (on_line(in, claim)) return Pump::Stopped;
@@ -254,15 +257,16 @@ Pump ClientInbox::pump(Clock::time_point deadline, const Claim& claim) {
   // A wait that starts before the client's first contact opens its window at that contact:
   // the time the client took to start is not the step's (docs/verdicts.md, "Timeouts").
   const auto entered = Clock::now();
-  bool before_contact = !run_.first_contact;
+  bool before_contact = !parts_.clock.first_contact();
   for (;;) {
     if (eof_) return Pump::Eof;
-    const auto limit =
-        run_.first_contact ? std::min(deadline, run_.case_deadline) : run_.startup_deadline;
+    const auto limit = parts_.clock.first_contact()
+                           ? std::min(deadline, parts_.clock.case_deadline())
+                           : parts_.clock.startup_deadline();
     auto in = next(limit);
-    if (before_contact && run_.first_contact) {
+    if (before_contact && parts_.clock.first_contact()) {
       before_contact = false;
-      const auto startup = *run_.first_contact - entered;
+      const auto startup = *parts_.clock.first_contact() - entered;
       if (startup > Clock::duration::zero() && deadline < Clock::time_point::max() - startup)
         deadline += startup;
     }
@@ -278,16 +282,16 @@ Pump ClientInbox::await_event(const std::string& event, Clock::time_point deadli
 
 std::optional<ClientMessage> ClientInbox::await_message(const Json& pattern,
                                                         Clock::time_point deadline, Pump& why) {
-  for (auto it = inbox.begin(); it != inbox.end(); ++it) {
-    if (matches(pattern, it->json, run_.captures)) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (matches(pattern, it->json, parts_.script.captures())) {
       auto msg = std::move(*it);
-      inbox.erase(it);
+      waiting_.erase(it);
       return msg;
     }
   }
   std::optional<ClientMessage> found;
   why = pump(deadline, [&](const ClientMessage& m) {
-    if (!is_response(m.json) && matches(pattern, m.json, run_.captures)) {
+    if (!is_response(m.json) && matches(pattern, m.json, parts_.script.captures())) {
       found = m;
       return true;
     }
@@ -310,10 +314,10 @@ std::string ClientInbox::no_message_text(Pump why, double within_ms,
       break;
   }
   std::string text = "nothing matching within " + format_ms(within_ms) + " ms";
-  if (!inbox.empty()) {
+  if (!waiting_.empty()) {
     text += " (waiting unmatched:";
     std::size_t shown = 0;
-    for (const auto& m : inbox) {
+    for (const auto& m : waiting_) {
       if (shown++ == 3) {
         text += " ...";
         break;
@@ -326,20 +330,22 @@ std::string ClientInbox::no_message_text(Pump why, double within_ms,
 }
 
 Era ClientInbox::era() const {
-  return negotiated_version && revision_is_modern(*negotiated_version) ? Era::Modern : Era::Legacy;
+  return negotiated_version_ && revision_is_modern(*negotiated_version_) ? Era::Modern
+                                                                         : Era::Legacy;
 }
 
 bool ClientInbox::serve_in_passing(const ClientMessage& message) {
   const auto& request = message.json;
   if (!is_request(request)) return false;
   const auto method = method_of(request);
-  if (!default_service(method) || run_.later_step_takes(method)) return false;
+  if (!default_service(method) || parts_.script.later_step_takes(method)) return false;
   Json extra{{"served", method}, {"id", request["id"]}};
-  if (run_.step_index < run_.script_size) extra["step"] = run_.step_index;
-  run_.transcript.event(
+  if (const auto step = parts_.script.step()) extra["step"] = *step;
+  parts_.transcript.event(
       "served by default: " + describe_message(request) + " (no step of the script waits for it)",
       std::move(extra));
-  if (auto answer = default_answer(request, run_.defaults, era())) run_.send_one(*answer);
+  if (auto answer = default_answer(request, parts_.defaults, era()))
+    parts_.sender.send_one(*answer, client_requests_);
   return true;
 }
 
@@ -350,7 +356,7 @@ void ClientInbox::check_cancellation(const ClientMessage& message) {
     return;
   const auto& id = j["params"]["requestId"];
   const std::pair<Json, std::string>* issued = nullptr;
-  for (const auto& request : request_ids)
+  for (const auto& request : request_ids_)
     if (same_json(request.first, id)) issued = &request;
   std::string problem;
   std::string_view spec = "cancellation.only-issued";
@@ -363,9 +369,9 @@ void ClientInbox::check_cancellation(const ClientMessage& message) {
     return;
   }
   cancellation_recorded_ = true;
-  run_.record_implicit(builtin_check("cancellation:references", spec),
-                       std::string(builtin_expected("cancellation:references")),
-                       describe_message(j) + ": " + problem);
+  parts_.recorder.record_implicit(builtin_check("cancellation:references", spec),
+                                  std::string(builtin_expected("cancellation:references")),
+                                  describe_message(j) + ": " + problem);
 }
 
 void ClientInbox::check_modern_request(const ClientMessage& message) {
@@ -374,26 +380,35 @@ void ClientInbox::check_modern_request(const ClientMessage& message) {
     const auto problems = meta_problems(message.json);
     if (!problems.empty()) {
       meta_recorded_ = true;
-      run_.record_implicit(builtin_check("modern:request-meta"),
-                           std::string("every request carries _meta with ") + kMetaProtocolVersion +
-                               " and " + kMetaClientCapabilities,
-                           what + ": " + join(problems, "; "));
+      parts_.recorder.record_implicit(builtin_check("modern:request-meta"),
+                                      std::string("every request carries _meta with ") +
+                                          kMetaProtocolVersion + " and " + kMetaClientCapabilities,
+                                      what + ": " + join(problems, "; "));
     }
   }
   if (!unsupported_version_noted_) {
     if (const auto unsupported = unsupported_meta_version(message.json)) {
       // A real server answers -32022 and the client SHOULD retry: lenient, served as it is.
       unsupported_version_noted_ = true;
-      run_.transcript.event(what + ": " + *unsupported +
-                            "; a real server answers UnsupportedProtocolVersionError (-32022), "
-                            "this one serves it");
+      parts_.transcript.event(what + ": " + *unsupported +
+                              "; a real server answers UnsupportedProtocolVersionError (-32022), "
+                              "this one serves it");
     }
   }
   if (!client_info_recorded_ && lacks_client_info(message.json)) {
     client_info_recorded_ = true;
-    run_.record_implicit(builtin_check("modern:client-info"),
-                         std::string("every request carries ") + kMetaClientInfo + " in _meta",
-                         what + " without it");
+    parts_.recorder.record_implicit(
+        builtin_check("modern:client-info"),
+        std::string("every request carries ") + kMetaClientInfo + " in _meta",
+        what + " without it");
+  }
+}
+
+void ClientInbox::serve_all() {
+  serving_ = true;
+  for (; !waiting_.empty(); waiting_.pop_front()) {
+    if (auto answer = default_answer(waiting_.front().json, parts_.defaults, era()))
+      parts_.sender.send_one(*answer, client_requests_);
   }
 }
 

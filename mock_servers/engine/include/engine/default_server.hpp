@@ -44,7 +44,7 @@ std::optional<Json> default_answer(const Json& message, const ServerDefaults& de
 
 // The requests a real server answers at once whatever else it is doing: listings, settings,
 // completion and the client's ping. The mock answers them while its script waits for something
-// else, unless a later step expects one (Run::later_step_takes).
+// else, unless a later step expects one (ScriptCursor::later_step_takes).
 bool default_service(const std::string& method);
 
 // {"jsonrpc":"2.0","id":id,"result":result} and its error counterpart.

@@ -3,18 +3,18 @@
 #include <algorithm>
 #include <optional>
 
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/latency.hpp"
 #include "core/pattern.hpp"
 #include "core/text.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 
 namespace {
 
-// The client's responses, indexed by id once per judgement: a burst's N pings find their
+// The client's responses, indexed by id once per recording: a burst's N pings find their
 // answers by lookup, not each by a scan of every response.
 class ClientAnswers {
  public:
@@ -43,7 +43,7 @@ class ClientAnswers {
 
 // expect_response (an empty result) and expect_error (an error with `code`). The step waits
 // until every request has an answer or its bound passes; the verdict is made at the end of
-// the run (Run::defer), so a second answer that comes later still counts.
+// the run (Conversation::defer), so a second answer that comes later still counts.
 struct ExpectResponse final : Step {
   std::string label;
   bool error_wanted = false;
@@ -51,7 +51,7 @@ struct ExpectResponse final : Step {
   std::string within;
   std::optional<std::string> late_within;
   CheckDef check;
-  std::optional<CheckDef> code_check;  // expect_error: the code judged on its own
+  std::optional<CheckDef> code_check;  // expect_error: the code recorded on its own
 
   struct Bounds {
     double within_ms = 0;
@@ -59,7 +59,7 @@ struct ExpectResponse final : Step {
   };
 
   // What the client answered to one request.
-  struct Judged {
+  struct Answer {
     Outcome outcome = Outcome::Met;
     std::string text;                          // the Actual
     bool answered = false;                     // any response came
@@ -67,7 +67,7 @@ struct ExpectResponse final : Step {
     bool only_late = false;                    // Broken for nothing but coming after the cap
   };
 
-  // What is wrong with one answer, as the parts of judge_one() find it.
+  // What is wrong with one answer, as the parts of answer_to() find it.
   struct Findings {
     Outcome outcome = Outcome::Met;
     std::vector<std::string> notes;
@@ -78,11 +78,11 @@ struct ExpectResponse final : Step {
   // The answer's shape: its id, jsonrpc, and the result or error the step wants. True when
   // it is a pong whose latency counts.
   bool check_answer(const Json& id, const Json& r, IdMatch how, Findings& f) const;
-  Judged judge_one(const ClientAnswers& answers, const SentFrame& req, Bounds bounds,
+  Answer answer_to(const ClientAnswers& answers, const SentFrame& req, Bounds bounds,
                    std::vector<double>& latencies) const;
-  void judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const;
-  void judge_code(Run& run, const std::vector<SentFrame>& requests) const;
-  StepResult run(Run& run) const override;
+  void record_all(Conversation& conv, const std::vector<SentFrame>& requests, Bounds bounds) const;
+  void record_code(Conversation& conv, const std::vector<SentFrame>& requests) const;
+  StepResult run(Conversation& conv) const override;
 };
 
 // Up to five items, " | " between them, " | ..." when there were more.
@@ -209,7 +209,7 @@ void check_repeats(const std::vector<std::pair<const ClientMessage*, IdMatch>>& 
 
 }  // namespace
 
-ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, const SentFrame& req,
+ExpectResponse::Answer ExpectResponse::answer_to(const ClientAnswers& answers, const SentFrame& req,
                                                  Bounds bounds,
                                                  std::vector<double>& latencies) const {
   const auto got = answers.to(req);
@@ -235,20 +235,21 @@ ExpectResponse::Judged ExpectResponse::judge_one(const ClientAnswers& answers, c
   return {f.outcome, text, true, pong_at, f.only_late};
 }
 
-void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bounds bounds) const {
+void ExpectResponse::record_all(Conversation& conv, const std::vector<SentFrame>& requests,
+                                Bounds bounds) const {
   Outcome outcome = Outcome::Met;
   std::vector<double> latencies;
   std::vector<std::string> problems;
   std::string actual;
   std::size_t answered = 0;
   std::optional<Clock::time_point> last_pong;
-  const ClientAnswers answers(run.client.responses);
+  const ClientAnswers answers(conv.inbox().responses());
   // Late pongs while this machine's timers ran late (machine_lateness below) are the
   // machine's, not the client's.
   bool broken_only_late = true;
   auto window_end = requests.front().written;
   for (const auto& req : requests) {
-    auto [o, text, was_answered, pong_at, only_late] = judge_one(answers, req, bounds, latencies);
+    auto [o, text, was_answered, pong_at, only_late] = answer_to(answers, req, bounds, latencies);
     if (o == Outcome::Broken && !only_late) broken_only_late = false;
     if (pong_at) window_end = std::max(window_end, *pong_at);
     if (was_answered) ++answered;
@@ -290,23 +291,23 @@ void ExpectResponse::judge(Run& run, const std::vector<SentFrame>& requests, Bou
   if (outcome == Outcome::Broken && broken_only_late) {
     auto window_start = requests.front().written;
     for (const auto& req : requests) window_start = std::min(window_start, req.written);
-    if (auto late = run.overloaded_between(window_start, window_end)) {
+    if (auto late = conv.clock().overloaded_between(window_start, window_end)) {
       outcome = Outcome::NotJudged;
       details["overloaded_timers_ms"] = *late;
     }
   }
-  run.record(check, outcome, expected_text(requests, bounds), actual, latencies,
-             std::move(details));
-  if (code_check) judge_code(run, requests);
+  conv.record(check, outcome, expected_text(requests, bounds), actual, latencies,
+              std::move(details));
+  if (code_check) record_code(conv, requests);
 }
 
 // The error code on its own (server-request/unknown-method: SHOULD, "Clients SHOULD return
 // standard JSON-RPC errors for common failure cases", which names -32601 for a method the
 // client does not support).
-void ExpectResponse::judge_code(Run& run, const std::vector<SentFrame>& requests) const {
+void ExpectResponse::record_code(Conversation& conv, const std::vector<SentFrame>& requests) const {
   std::vector<std::string> codes;
   bool all_wanted = true;
-  const ClientAnswers answers(run.client.responses);
+  const ClientAnswers answers(conv.inbox().responses());
   for (const auto& req : requests) {
     const auto got = answers.to(req);
     const ClientMessage* first = got.empty() ? nullptr : got.front().first;
@@ -319,20 +320,20 @@ void ExpectResponse::judge_code(Run& run, const std::vector<SentFrame>& requests
     if (!same_json(code, Json(want_code))) all_wanted = false;
     codes.push_back(describe_error(first->json));
   }
-  run.record(*code_check, all_wanted ? Outcome::Met : Outcome::Broken,
-             "error code " + std::to_string(want_code), first_five(codes));
+  conv.record(*code_check, all_wanted ? Outcome::Met : Outcome::Broken,
+              "error code " + std::to_string(want_code), first_five(codes));
 }
 
-StepResult ExpectResponse::run(Run& run) const {
-  Bounds bounds{run.timeout(within), std::nullopt};
-  if (late_within) bounds.late_ms = run.timeout(*late_within);
+StepResult ExpectResponse::run(Conversation& conv) const {
+  Bounds bounds{conv.timeout(within), std::nullopt};
+  if (late_within) bounds.late_ms = conv.timeout(*late_within);
   std::vector<SentFrame> requests;
-  for (const auto& sent : run.labels[label]) {
+  for (const auto& sent : conv.sender().labelled(label)) {
     if (sent.frame.contains("id")) requests.push_back(sent);
   }
   if (requests.empty()) {
-    run.record(check, Outcome::Broken, expected_text(requests, bounds),
-               "nothing was sent under \"" + label + "\" with an id");
+    conv.record(check, Outcome::Broken, expected_text(requests, bounds),
+                "nothing was sent under \"" + label + "\" with an id");
     return StepResult::Ok;
   }
 
@@ -352,7 +353,7 @@ StepResult ExpectResponse::run(Run& run) const {
       }
     }
   };
-  for (const auto& r : run.client.responses) note_response(r);
+  for (const auto& r : conv.inbox().responses()) note_response(r);
   auto all_answered = [&] { return answered_count == requests.size(); };
   const Claim until_all = [&](const ClientMessage& m) {
     if (!is_response(m.json)) return false;
@@ -363,13 +364,15 @@ StepResult ExpectResponse::run(Run& run) const {
   for (const auto& r : requests) last_written = std::max(last_written, r.written);
 
   Pump why = Pump::Stopped;
-  if (!all_answered()) why = run.pump(last_written + from_ms(bounds.within_ms), until_all);
+  if (!all_answered()) why = conv.pump(last_written + from_ms(bounds.within_ms), until_all);
   if (bounds.late_ms && !all_answered() && why == Pump::Deadline)
-    why = run.pump(last_written + from_ms(*bounds.late_ms), until_all);
+    why = conv.pump(last_written + from_ms(*bounds.late_ms), until_all);
   // Stopped by the host once the driver had exited: what was not answered is not reached.
-  if (why == Pump::Interrupted && !all_answered()) return run.after_wait(why);
-  run.defer([this, requests = std::move(requests), bounds](Run& r) { judge(r, requests, bounds); });
-  return run.go_on(why);
+  if (why == Pump::Interrupted && !all_answered()) return conv.after_wait(why);
+  conv.defer([this, requests = std::move(requests), bounds](Conversation& c) {
+    record_all(c, requests, bounds);
+  });
+  return conv.go_on(why);
 }
 
 // expect_no_response: for `window` the script waits, so that the client has had time to
@@ -388,16 +391,16 @@ struct ExpectNoResponse final : Step {
 
   const std::string* fixed_wait() const override { return &window; }
 
-  void judge(Run& run, Clock::time_point t0, double window_ms) const {
+  void record_all(Conversation& conv, Clock::time_point t0, double window_ms) const {
     const auto end = t0 + from_ms(window_ms);
-    const auto& requests = run.labels[label];
+    const auto& requests = conv.sender().labelled(label);
     std::vector<std::pair<const ClientMessage*, const SentFrame*>> seen;
-    for (const auto& r : run.client.responses) {
+    for (const auto& r : conv.inbox().responses()) {
       for (const auto& req : requests) {
         // "any": where the client may write no response at all (2026-07-28), every response
         // after the frame counts, whatever its id says it answers.
         if (r.at >= req.written &&
-            (forbid == Forbid::Any || attributed(req, r.json, run.all_sent))) {
+            (forbid == Forbid::Any || attributed(req, r.json, conv.sender().all_sent()))) {
           seen.emplace_back(&r, &req);
           break;
         }
@@ -430,33 +433,33 @@ struct ExpectNoResponse final : Step {
     }
     const auto watched = "in the " + format_ms(elapsed_ms(t0, Clock::now())) + " ms to the end";
     if (violations.empty()) {
-      run.record(check, Outcome::Met, expected,
-                 "none " + watched +
-                     (errors.empty() ? std::string() : " (seen: " + first_five(errors) + ")"));
+      conv.record(check, Outcome::Met, expected,
+                  "none " + watched +
+                      (errors.empty() ? std::string() : " (seen: " + first_five(errors) + ")"));
     } else {
-      run.record(check, Outcome::Broken, expected, first_five(violations));
+      conv.record(check, Outcome::Broken, expected, first_five(violations));
     }
     if (info_check && forbid_any) {
       // Where no response at all is allowed, it records whatever came instead (an error with
       // its code, a success result); silence meets it.
-      run.record(*info_check, all.empty() ? Outcome::Met : Outcome::Broken,
-                 "the response, if any: an error (with its code) or a result",
-                 all.empty() ? "no response " + watched : first_five(all));
+      conv.record(*info_check, all.empty() ? Outcome::Met : Outcome::Broken,
+                  "the response, if any: an error (with its code) or a result",
+                  all.empty() ? "no response " + watched : first_five(all));
     } else if (info_check) {
       // Silence meets it; an error response is recorded with its code (INFORMATIONAL for an
       // INFO check): both are acceptable answers to a malformed request.
-      run.record(*info_check, errors.empty() ? Outcome::Met : Outcome::Broken,
-                 "the error response, if any, and its code",
-                 errors.empty() ? "no error response " + watched : first_five(errors));
+      conv.record(*info_check, errors.empty() ? Outcome::Met : Outcome::Broken,
+                  "the error response, if any, and its code",
+                  errors.empty() ? "no error response " + watched : first_five(errors));
     }
   }
 
-  StepResult run(Run& run) const override {
-    const auto window_ms = run.timeout(window);
+  StepResult run(Conversation& conv) const override {
+    const auto window_ms = conv.timeout(window);
     const auto t0 = Clock::now();
-    const auto why = run.pump(t0 + from_ms(window_ms), nullptr);
-    run.defer([this, t0, window_ms](Run& r) { judge(r, t0, window_ms); });
-    return run.go_on(why);
+    const auto why = conv.pump(t0 + from_ms(window_ms), nullptr);
+    conv.defer([this, t0, window_ms](Conversation& c) { record_all(c, t0, window_ms); });
+    return conv.go_on(why);
   }
 };
 

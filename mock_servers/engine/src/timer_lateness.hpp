@@ -1,7 +1,7 @@
 // How late this process's timers fire. A thread sleeps in short steps and keeps the latest
 // wake-up of every 100 ms slot, for the last two minutes. Wake-ups tens of milliseconds late
 // mean the machine is overloaded: the client, the server and their clocks all ran behind, and a
-// timing check judged then says more about the machine than about the client
+// timing check recorded then says more about the machine than about the client
 // (docs/verdicts.md, "Timeouts").
 #pragma once
 

@@ -64,7 +64,7 @@ class StepParser {
   std::string timeout_name(const Json& value, const std::string& pointer) const;
 
   // The check under `key` (required): parsed, refused when its id is taken, declared.
-  // `premise`: what must have happened for the step to judge it (CheckDef::premise), when
+  // `premise`: what must have happened for the step to record it (CheckDef::premise), when
   // the step kind has one.
   CheckDef check(const std::string& key, const std::string& premise = {});
   std::optional<CheckDef> optional_check(const std::string& key);

@@ -1,4 +1,4 @@
-#include "engine/template.hpp"
+#include "template.hpp"
 
 namespace mcpping {
 

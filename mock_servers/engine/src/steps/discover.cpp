@@ -12,13 +12,13 @@
 //     negotiated version, as for any session outside a case's revisions.
 // Either way the session's version is recorded as negotiated (an `event` with `negotiated`),
 // and from then on every client request's _meta is checked (ClientInbox::check_modern_request).
+#include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
 #include "engine/modern.hpp"
-#include "engine/run.hpp"
-#include "engine/steps/step_kinds.hpp"
+#include "step_parser.hpp"
 
 namespace mcpping::steps {
 
@@ -29,76 +29,75 @@ struct Discover final : Step {
   std::string within;             // the wait for the first request (default in parse_discover)
   std::optional<CheckDef> check;  // the probe: server/discover before any other request
 
-  StepResult run(Run& run) const override {
-    const auto within_ms = run.timeout(within);
+  StepResult run(Conversation& conv) const override {
+    const auto within_ms = conv.timeout(within);
     const std::string expected = "server/discover as the client's first request";
     const auto t0 = Clock::now();
     std::optional<ClientMessage> first;
     // Client pings are answered by the pump; notifications wait in the inbox.
-    const auto why = run.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+    const auto why = conv.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
       if (!is_request(m.json) || method_of(m.json) == "ping") return false;
       first = m;
       return true;
     });
     if (!first) {
-      if (why == Pump::Interrupted) return run.after_wait(why);  // not reached
+      if (why == Pump::Interrupted) return conv.after_wait(why);  // not reached
       if (check)
-        run.record(*check, Outcome::Broken, expected,
-                   "no request: " + run.client.no_message_text(why, within_ms, t0));
-      run.stop_reason = "no request to start the session";
-      return run.after_wait(why);
+        conv.record(*check, Outcome::Broken, expected,
+                    "no request: " + conv.inbox().no_message_text(why, within_ms, t0));
+      return conv.after_wait(why, "no request to start the session");
     }
     const auto method = method_of(first->json);
     const auto waited = format_ms(std::max(0.0, elapsed_ms(t0, first->at))) + " ms";
-    if (method == "initialize") return legacy_session(run, *first);
+    if (method == "initialize") return legacy_session(conv, *first);
 
     const auto offered = meta_protocol_version(first->json);
     const auto version =
         offered && revision_is_modern(*offered) ? *offered : supported_modern_revisions().front();
-    settle_version(run, version);
-    run.client.check_modern_request(*first);
+    settle_version(conv, version);
+    conv.inbox().check_modern_request(*first);
     const auto offered_text = " (" + std::string(kMetaProtocolVersion) + " " +
                               (offered ? "\"" + *offered + "\"" : std::string("absent")) + ")";
     if (method == "server/discover") {
-      run.captures[as] = first->json;
-      run.responded.insert(as);
-      const auto result = discover_result(run.defaults);
-      run.captures[as + "_result"] = result;
-      if (!run.send_one(make_result(first->json["id"], result))) {
+      conv.captures()[as] = first->json;
+      conv.script().answered(as);
+      const auto result = discover_result(conv.defaults());
+      conv.captures()[as + "_result"] = result;
+      if (!conv.send_one(make_result(first->json["id"], result))) {
         if (check)
-          run.record(*check, Outcome::Broken, expected, "the DiscoverResult could not be written");
-        return run.fail("write failed");
+          conv.record(*check, Outcome::Broken, expected, "the DiscoverResult could not be written");
+        return conv.fail("write failed");
       }
       if (check)
-        run.record(*check, Outcome::Met, expected,
-                   "server/discover" + offered_text + " after " + waited);
+        conv.record(*check, Outcome::Met, expected,
+                    "server/discover" + offered_text + " after " + waited);
       return StepResult::Ok;
     }
     // A modern request without a probe: the later steps take it.
-    run.client.inbox.push_front(std::move(*first));
+    conv.inbox().put_back_first(std::move(*first));
     if (check)
-      run.record(*check, Outcome::Broken, expected,
-                 describe_message(run.client.inbox.front().json) + offered_text + " after " +
-                     waited + ", without probing with server/discover first");
+      conv.record(*check, Outcome::Broken, expected,
+                  describe_message(conv.inbox().waiting().front().json) + offered_text + " after " +
+                      waited + ", without probing with server/discover first");
     return StepResult::Ok;
   }
 
-  static void settle_version(Run& run, const std::string& version) {
-    run.negotiated(version, "modern: per-request _meta");
+  static void settle_version(Conversation& conv, const std::string& version) {
+    conv.negotiated(version, "modern: per-request _meta");
   }
 
   // A legacy client: answered as a dual-era server answers it, then the case cannot run.
-  static StepResult legacy_session(Run& run, const ClientMessage& init) {
-    run.captures["initialize"] = init.json;
-    run.responded.insert("initialize");
-    const auto result = initialize_result(init.json, run.defaults);
+  static StepResult legacy_session(Conversation& conv, const ClientMessage& init) {
+    conv.captures()["initialize"] = init.json;
+    conv.script().answered("initialize");
+    const auto result = initialize_result(init.json, conv.defaults());
     const auto version = result["protocolVersion"].get<std::string>();
-    if (!run.send_one(make_result(init.json["id"], result))) return run.fail("write failed");
-    run.negotiated(version, "legacy: the client sent initialize");
-    run.transcript.unsupported(
+    if (!conv.send_one(make_result(init.json["id"], result))) return conv.fail("write failed");
+    conv.negotiated(version, "legacy: the client sent initialize");
+    conv.transcript().unsupported(
         "the client started a legacy session (initialize, answered with protocol version " +
         version + "): the case needs a modern one (server/discover, per-request _meta)");
-    return run.fail("a legacy session: the case needs a modern one");
+    return conv.fail("a legacy session: the case needs a modern one");
   }
 };
 

@@ -57,7 +57,7 @@ Clock::time_point latest_script_end(const nlohmann::json& resolved);
 // On SIGTERM/SIGINT/SIGHUP: records it and ends the channel's input (SIGTERM, which the
 // runner sends once the driver has exited: the client is gone, as at end of input; SIGINT,
 // SIGHUP: interrupted), so the script finishes what the client already did (a message that
-// had arrived must still be judged); if the main thread has not finished
+// had arrived must still be recorded); if the main thread has not finished
 // within kSignalGrace (it may be stuck in a write), ends the process. Also ends it when the
 // watchdog time passes (a write blocked on a client that stopped reading), recording why.
 // The thread sleeps in poll() on a signalfd and an eventfd, so destruction wakes it at once:

@@ -8,18 +8,23 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/channel.hpp"
 #include "engine/default_server.hpp"
+#include "engine/transcript.hpp"
 
 namespace mcpping {
 
 using Json = nlohmann::json;
 
-class Run;
+class CaseClock;
+class Recorder;
+class ScriptCursor;
+class Sender;
 
 // One client message (or, with `event` set and a null `json`, a transport event).
 struct ClientMessage {
@@ -43,9 +48,23 @@ enum class Pump { Stopped, Deadline, Eof, CaseDeadline, Interrupted };
 // stops on is consumed (not answered, not kept in the inbox).
 using Claim = std::function<bool(const ClientMessage&)>;
 
+// The inbox reads the channel, notes contact and the start-up budget on the clock, records
+// the mock server's own checks, answers the default way through the sender, and asks the
+// script which requests a later step takes.
+struct InboxParts {
+  Channel& channel;
+  Transcript& transcript;
+  CaseClock& clock;
+  Recorder& recorder;
+  Sender& sender;
+  const ScriptCursor& script;
+  const ServerDefaults& defaults;
+  std::size_t line_cap;  // the longest client line, in bytes
+};
+
 class ClientInbox {
  public:
-  explicit ClientInbox(Run& run) : run_(run) {}
+  explicit ClientInbox(const InboxParts& parts) : parts_(parts) {}
 
   // Processes what the client does until `claim` stops, the deadline, end of input, or the
   // case deadline. A request nobody claims gets the default service at once when it is one a
@@ -67,41 +86,45 @@ class ClientInbox {
   // Why nothing came: "nothing matching within 60.0 ms (waiting unmatched: ...)" and the like.
   std::string no_message_text(Pump why, double within_ms, Clock::time_point since) const;
 
+  // The session's protocol version is settled (an initialize answered, a modern probe). At
+  // 2025-03-26 a line may be a JSON-RPC batch: each of its elements is then handled as a
+  // message of its own, in order (stdio; the HTTP host splits a batch POST itself).
+  void negotiated(const std::string& version) { negotiated_version_ = version; }
   // The session's lifecycle: modern once a discover step settled on a modern version.
   Era era() const;
   // A modern session: records the per-request _meta fields the request lacks, as the mock
   // server's own checks (modern:request-meta, MUST; modern:client-info, SHOULD), each once
   // per case; the request is processed all the same, as a lenient server would.
   void check_modern_request(const ClientMessage& message);
-  // A client notifications/cancelled: records cancellation:references (MUST), once per case,
-  // when its requestId names no request the client sent before, or its initialize.
-  void check_cancellation(const ClientMessage& message);
 
-  std::deque<ClientMessage> inbox;       // requests and notifications not taken yet
-  std::vector<ClientMessage> responses;  // every client response, in order
+  // Requests and notifications no step has taken yet, oldest first. A step that took some
+  // and leaves them for later puts them back: at the front (next to be taken) or the back.
+  const std::deque<ClientMessage>& waiting() const { return waiting_; }
+  void put_back_first(ClientMessage message) { waiting_.push_front(std::move(message)); }
+  void put_back(ClientMessage message) { waiting_.push_back(std::move(message)); }
+  // From now on answers every request the default way as it comes, and those waiting now.
+  void serve_all();
+
+  const std::vector<ClientMessage>& responses() const { return responses_; }  // in order
   // Responses POSTed and refused by an HTTP rule (meta: the POST's facts, `refused`).
-  std::vector<ClientMessage> refused_responses;
-  std::size_t client_requests = 0;  // client requests other than ping so far
+  const std::vector<ClientMessage>& refused_responses() const { return refused_responses_; }
+  std::size_t client_requests() const { return client_requests_; }  // other than ping
   // Every client request's id and method, in the order they came (the session's used ids).
-  std::vector<std::pair<Json, std::string>> request_ids;
-  bool serving = false;          // answer requests the default way as they come
-  bool get_stream_open = false;  // HTTP: the client's listening stream is open
-  // stdio: the armed hold happened (bytes of the message it stopped in), until a step takes it.
-  std::optional<std::size_t> held_input_bytes;
+  const std::vector<std::pair<Json, std::string>>& request_ids() const { return request_ids_; }
+  bool get_stream_open() const { return get_stream_open_; }  // HTTP: the listening stream
+  // stdio: the bytes of the message the armed hold stopped in, once it happened; taken once.
+  bool input_held() const { return held_input_bytes_.has_value(); }
+  std::optional<std::size_t> take_held_input() { return std::exchange(held_input_bytes_, {}); }
   // Streamable HTTP: the streams the client resumed (a GET with Last-Event-ID), by name
   // ("post:<id>", "get"), each with the facts of its latest resumption (the event's meta);
   // "get" also when a GET reconnected the disconnected listening stream without resuming it
   // (a `get-stream-opened` event with `reconnects`).
-  std::map<std::string, ClientMessage> resumed;
-  bool client_gone = false;  // HTTP: no session or stream left
-  // The protocol version the handshake negotiated, once it did. At 2025-03-26 a line may be a
-  // JSON-RPC batch: each of its elements is then handled as a message of its own, in order
-  // (stdio; the HTTP host splits a batch POST itself).
-  std::optional<std::string> negotiated_version;
+  const std::map<std::string, ClientMessage>& resumed() const { return resumed_; }
+  bool client_gone() const { return client_gone_; }  // HTTP: no session or stream left
 
  private:
   Incoming next(Clock::time_point deadline);
-  // `in`, after noting the client's first contact (Run::contact) when it is one.
+  // `in`, after noting the client's first contact (CaseClock::contact) when it is one.
   Incoming contacted(Incoming in);
   // The steps of pump(): the default-service requests already in the inbox, the claim seeing
   // each first (true: one was claimed); then each input taken in turn, nullopt while the pump
@@ -122,7 +145,22 @@ class ClientInbox {
   void invalid_message(const std::string& text, const std::string& why,
                        std::string_view spec = "stdio.client-writes-only-messages");
 
-  Run& run_;
+  // A client notifications/cancelled: records cancellation:references (MUST), once per case,
+  // when its requestId names no request the client sent before, or its initialize.
+  void check_cancellation(const ClientMessage& message);
+
+  InboxParts parts_;
+  std::deque<ClientMessage> waiting_;
+  std::vector<ClientMessage> responses_;
+  std::vector<ClientMessage> refused_responses_;
+  std::size_t client_requests_ = 0;
+  std::vector<std::pair<Json, std::string>> request_ids_;
+  bool serving_ = false;
+  bool get_stream_open_ = false;
+  std::optional<std::size_t> held_input_bytes_;
+  std::map<std::string, ClientMessage> resumed_;
+  bool client_gone_ = false;
+  std::optional<std::string> negotiated_version_;
   std::optional<Incoming> stash_;  // arrived after the deadline of the pump that read it
   std::deque<Incoming> batch_;     // the elements of a batch line, not handled yet
   bool eof_ = false;
