@@ -1,4 +1,4 @@
-// The 2026-07-28 binding of Streamable HTTP as the mock server judges it: the request metadata
+// The 2026-07-28 binding of Streamable HTTP as the mock server checks it: the request metadata
 // headers a client mirrors from each request's body into its POST (MCP-Protocol-Version,
 // Mcp-Method, Mcp-Name). Pure functions; HttpChannel applies them to the POSTs of a modern
 // session (docs/http-mock-server.md, "Streamable HTTP, revision 2026-07-28").
@@ -40,7 +40,7 @@ std::optional<std::string> name_mismatch(const httplib::Request& req,
 
 // The header rules a request POST breaks, at most one per header, in header order. Empty for
 // a notification or a response: "header requirements for notification POSTs are not defined
-// by this revision", and a response is judged by the script (the client must send none).
+// by this revision", and the script checks a response (the client must send none).
 // A version in the body's _meta that is absent or not a string is modern:request-meta's
 // finding: the version header is then only required, not compared.
 std::vector<Rejection> modern_header_problems(const httplib::Request& req,

@@ -81,7 +81,7 @@ bool HttpRoutes::refuse_unread_body(const Req& req, Res& res, const PostBody& bo
   if (body.status == PostBody::Status::kWhole) return false;
   res.set_header("Connection", "close");
   // A body cut short is no message the client sent but one it never finished: nothing to
-  // judge, and no answer goes out (httplib closes a connection whose body it could not read).
+  // record, and no answer goes out (httplib closes a connection whose body it could not read).
   p_.recorder.reject(
       req, res,
       body.status == PostBody::Status::kTooLarge

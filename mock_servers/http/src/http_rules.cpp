@@ -111,7 +111,7 @@ constexpr HttpRule kRules[] = {
     // A GET sent together with initialize, before its response (and the session id) could
     // reach the client, may arrive just after the server created the session: it is the same
     // early probe, so the same INFO, and it is attached to that session as a lenient server
-    // would (not http:session-id, which judges a client that had the id and left it out).
+    // would (not http:session-id, which records a client that had the id and left it out).
     {HttpRuleId::GetBeforeSessionId, false, 400, "http:before-initialize", "lifecycle.init-first",
      "initialize is the client's first request"},
     // The 2026-07-28 binding. A real server MUST refuse a header that is missing or does not

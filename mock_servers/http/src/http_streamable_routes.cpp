@@ -23,7 +23,7 @@ bool StreamableRoutes::modern_binding() {
 std::optional<Json> StreamableRoutes::post_message(const Req& req, Res& res,
                                                    const std::string& body) {
   // Whatever its Content-Type says (none, text/plain): the body is read as JSON, as RFC 9110
-  // lets a recipient "examine the data to determine its type"; the label is judged later.
+  // lets a recipient "examine the data to determine its type"; the script checks the label later.
   auto message = Json::parse(body, nullptr, false);
   if (message.is_discarded()) {
     p_.recorder.reject(
@@ -58,7 +58,7 @@ bool StreamableRoutes::admit_modern_post(const Req& req, Res& res, const Json& m
   for (const auto& broken : modern_header_problems(req, message))
     p_.recorder.broke(req, res, broken, {}, body);  // none of them refuses
   if (is_routable_response(message)) {
-    // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response judges
+    // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response records
     // it; answered 202 as in the session-based revisions, so the client's session goes on
     // undisturbed.
     p_.transcript.event(

@@ -167,7 +167,7 @@ struct ObserveClientPings final : Step {
   }
 };
 
-// The client MAY open the listening stream: if it does not, the case cannot be judged on
+// The client MAY open the listening stream: if it does not, the case has nothing to record on
 // this client (UNSUPPORTED), which is no failure.
 struct AwaitGetStream final : Step {
   std::string within;

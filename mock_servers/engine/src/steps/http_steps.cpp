@@ -323,7 +323,7 @@ std::unique_ptr<Step> parse_await_resume(StepParser& p) {
   if (s->on != "get" && p.has("last_event_id_check"))
     p.fail(p.pointer("last_event_id_check"),
            "only the GET listening stream can be reconnected without Last-Event-ID: on a POST's "
-           "stream `check` judges the header");
+           "stream `check` records the header");
   s->last_event_id_check = p.optional_check("last_event_id_check");
   return s;
 }
