@@ -290,7 +290,7 @@ TEST_F(HttpStepValidation, ResumableStreams) {
                                 {"last_event_id_check", test::check_def("l", "SHOULD")}}}),
                   http),
             "/script/1/last_event_id_check: only the GET listening stream can be reconnected "
-            "without Last-Event-ID: on a POST's stream `check` judges the header");
+            "without Last-Event-ID: on a POST's stream `check` records the header");
   EXPECT_EQ(
       error(Json::array({handshake, {{"await_resume", "post:call"}, {"check", check}}}), http),
       "/script/1/await_resume: nothing is captured as \"call\" before this step");
