@@ -45,7 +45,7 @@ std::string check_row(const std::string& name, const CheckDef& check, const Spec
 std::string builtin_section(const SpecReferences& refs) {
   std::string out =
       "## Built-in checks\n\nRecorded by the suite in any case where they apply "
-      "(`core/check_registry.cpp`). Fate checks can fail a case; collateral ones are findings "
+      "(`core/src/check_registry.cpp`). Fate checks can fail a case; collateral ones are findings "
       "of the run, named once, never a case's verdict (docs/verdicts.md).\n\n"
       "| check | kind | level | binds the client | also cites |\n|---|---|---|---|---|\n";
   for (const auto& b : builtin_checks()) {
