@@ -192,7 +192,7 @@ class CasePipeline {
                          stderr_file);
     // Its first stdout line is {"url":"http://..."}.
     const auto line = http_server_->next_line(c_.grace * 2);
-    const json parsed = line ? json::parse(*line, nullptr, false) : json();
+    json parsed = line ? json::parse(*line, nullptr, false) : json();
     if (parsed.is_object() && parsed.contains("url") && parsed["url"].is_string()) return parsed;
     const std::string why =
         line ? "printed " + *line

@@ -415,7 +415,7 @@ TimeoutTable validate_resolved_header(const Json& resolved, const std::string& f
   c.string(c.member(resolved, "transport", ""), "/transport");
   const auto revision = c.string(c.member(resolved, "revision", ""), "/revision");
   if (!revision_index(revision)) c.fail("/revision", "unknown revision \"" + revision + "\"");
-  const TimeoutTable timeouts = read_timeouts(c, resolved);
+  TimeoutTable timeouts = read_timeouts(c, resolved);
   c.count(c.member(resolved, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
   const auto& server = c.object(c.member(resolved, "server", ""), "/server");
   c.object(c.member(server, "server_info", "/server"), "/server/server_info");

@@ -183,7 +183,7 @@ std::string xml_escape(const std::string& text) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
       const auto entity = std::find_if(std::begin(kEntities), std::end(kEntities),
-                                       [&](const auto& e) { return e.first == c; });
+                                       [&](const auto& e) { return e.first == text[i]; });
       if (entity != std::end(kEntities)) {
         out += entity->second;
       } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {

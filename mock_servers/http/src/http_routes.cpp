@@ -46,7 +46,7 @@ void HttpRoutes::install(httplib::Server& server) {
 
 void HttpRoutes::on_post(
     httplib::Server& server, const std::string& path,
-    std::function<void(const Req&, Res&, const httplib::ContentReader&)> handler) {
+    const std::function<void(const Req&, Res&, const httplib::ContentReader&)>& handler) {
   server.Post(path, [handler](const Req& req, Res& res, const httplib::ContentReader& reader) {
     handler(req, res, reader);
   });

@@ -62,8 +62,9 @@ class HttpRoutes {
   using Res = httplib::Response;
   virtual std::string install_own(httplib::Server& server) = 0;  // the POST path
   // POSTs to `path`, with a body or without one (an empty body).
-  static void on_post(httplib::Server& server, const std::string& path,
-                      std::function<void(const Req&, Res&, const httplib::ContentReader&)> handler);
+  static void on_post(
+      httplib::Server& server, const std::string& path,
+      const std::function<void(const Req&, Res&, const httplib::ContentReader&)>& handler);
 
   PostBody read_body(const Req& req, const httplib::ContentReader& reader);
   // Refuses a body over the cap or cut short (true).
