@@ -8,10 +8,6 @@
 namespace mcpping {
 
 std::string LegacyRoutes::install_own(httplib::Server& server) {
-  on_post(server, "/message",
-          [this](const Req& req, Res& res, const httplib::ContentReader& reader) {
-            handle_post(req, res, reader);
-          });
   server.Get("/sse", [this](const Req& req, Res& res) { handle_get(req, res); });
   return "/message";
 }
@@ -20,17 +16,15 @@ void LegacyRoutes::handle_get(const Req& req, Res& res) {
   if (!admit_stream(req, res, {})) return;
   auto stream = std::make_shared<SseStream>("sse");
   const auto session =
-      p_.exchanges.with_sessions([&](HttpSessions& s) { return s.create_legacy(stream); });
-  SseFraming endpoint;
-  endpoint.event = "endpoint";
-  stream->push({sse_event("/message?sessionId=" + session, endpoint)}, false);
+      p_.exchanges.with_sessions([&](HttpSessions& s) { return s.create(stream); });
+  const auto endpoint = "/message?sessionId=" + session;
+  SseFraming framing;
+  framing.event = "endpoint";
+  stream->push({sse_event(endpoint, framing)}, false);
   p_.recorder.record(req, 200, session);
-  p_.transcript.host_record("sse",
-                            {{"stream", "sse"},
-                             {"what", "event"},
-                             {"event", "endpoint"},
-                             {"data", "/message?sessionId=" + session}},
-                            "endpoint event: /message?sessionId=" + session);
+  p_.transcript.host_record(
+      "sse", {{"stream", "sse"}, {"what", "event"}, {"event", "endpoint"}, {"data", endpoint}},
+      "endpoint event: " + endpoint);
   p_.inbox.push_event("get-stream-opened",
                       {{"stream", "sse"}, {"session", session}, {"connected", true}});
   serve_listening(req, res, stream, session);
@@ -49,24 +43,12 @@ bool LegacyRoutes::admit_post(const Req& req, Res& res, const Json& message,
                     session);
     return false;
   }
-  if (message.is_discarded() || (!message.is_array() && !is_single_message(message))) {
-    const bool json = !message.is_discarded();
-    recorder.reject(req, res,
-                    Rejection{json ? HttpRuleId::NotMessage : HttpRuleId::NotJson,
-                              json ? "not a JSON-RPC request, notification or response"
-                                   : "the body is not JSON",
-                              rpc_error(json ? -32600 : -32700, "Invalid message")},
-                    session, body);
-    return false;
-  }
-  if (!message.is_array()) return true;
+  if (refuse_non_message(req, res, message, body, session)) return false;
   // A session that negotiated 2025-03-26 "MUST support receiving JSON-RPC batches", on
   // whatever transport it runs: taken as on Streamable HTTP, each element a message.
-  if (auto refused = check_batch(message, session)) {
-    recorder.reject(req, res, *refused, session, body);
-    return false;
-  }
-  return !recorder.broke_any(req, res, message, {HttpRuleId::MixedBatch}, session, body);
+  if (refuse_bad_batch(req, res, message, body, session)) return false;
+  return !recorder.broke(req, res, rule_problems(req, message, {HttpRuleId::MixedBatch}), session,
+                         body);
 }
 
 void LegacyRoutes::handle_post(const Req& req, Res& res, const httplib::ContentReader& reader) {

@@ -53,19 +53,12 @@ std::optional<std::string> base64_decode(std::string_view text) {
 
 std::string quoted(const std::string& text) { return safe_dump(Json(shorten(text, 80))); }
 
-bool request_post(const Json& message) { return message.is_object() && is_request(message); }
-
-std::optional<std::string> no_header(const httplib::Request& req, const char* name) {
-  if (req.has_header(name)) return std::nullopt;
-  return std::string("no ") + name + " header";
-}
-
 // The header `name` (present) against the body value it mirrors (`body`, nullopt when the
 // body has none to compare): why it differs, or nullopt.
 std::optional<std::string> differs(const httplib::Request& req, const char* name,
                                    const std::optional<std::string>& body, bool decode,
                                    const std::string& body_field) {
-  if (!req.has_header(name) || !body) return std::nullopt;
+  if (!body) return std::nullopt;
   const auto sent = req.get_header_value(name);
   const auto value = decode ? decode_header_value(sent) : std::optional<std::string>(sent);
   if (!value)
@@ -102,39 +95,36 @@ std::optional<std::string> mirrored_name(const Json& request) {
   return value->get<std::string>();
 }
 
-std::optional<std::string> modern_version_missing(const httplib::Request& req, const Json& m) {
-  return request_post(m) ? no_header(req, "MCP-Protocol-Version") : std::nullopt;
-}
-
-std::optional<std::string> modern_version_mismatch(const httplib::Request& req, const Json& m) {
-  if (!request_post(m)) return std::nullopt;
-  return differs(req, "MCP-Protocol-Version", meta_protocol_version(m), false,
-                 std::string("_meta ") + kMetaProtocolVersion);
-}
-
-std::optional<std::string> method_missing(const httplib::Request& req, const Json& m) {
-  return request_post(m) ? no_header(req, "Mcp-Method") : std::nullopt;
-}
-
-std::optional<std::string> method_mismatch(const httplib::Request& req, const Json& m) {
-  return request_post(m) ? differs(req, "Mcp-Method", method_of(m), false, "method") : std::nullopt;
-}
-
-std::optional<std::string> name_missing(const httplib::Request& req, const Json& m) {
-  return request_post(m) && mirrored_name(m) ? no_header(req, "Mcp-Name") : std::nullopt;
-}
-
-std::optional<std::string> name_mismatch(const httplib::Request& req, const Json& m) {
-  if (!request_post(m)) return std::nullopt;
-  return differs(req, "Mcp-Name", mirrored_name(m), true,
-                 method_of(m) == "resources/read" ? "params.uri" : "params.name");
-}
-
 std::vector<Rejection> modern_header_problems(const httplib::Request& req, const Json& message) {
-  return rule_problems(req, message,
-                       {HttpRuleId::ModernVersionMissing, HttpRuleId::ModernVersionMismatch,
-                        HttpRuleId::MethodMissing, HttpRuleId::MethodMismatch,
-                        HttpRuleId::NameMissing, HttpRuleId::NameMismatch});
+  std::vector<Rejection> out;
+  if (!message.is_object() || !is_request(message)) return out;
+  const auto name = mirrored_name(message);
+  // Each header: its rules, the body value it mirrors, whether it is required without one,
+  // whether it may come Base64-encoded (Mcp-Name only).
+  struct Mirror {
+    const char* header;
+    HttpRuleId missing, mismatch;
+    std::optional<std::string> body;
+    std::string body_field;
+    bool required, decode;
+  };
+  const Mirror mirrors[] = {
+      {"MCP-Protocol-Version", HttpRuleId::ModernVersionMissing, HttpRuleId::ModernVersionMismatch,
+       meta_protocol_version(message), std::string("_meta ") + kMetaProtocolVersion, true, false},
+      {"Mcp-Method", HttpRuleId::MethodMissing, HttpRuleId::MethodMismatch, method_of(message),
+       "method", true, false},
+      {"Mcp-Name", HttpRuleId::NameMissing, HttpRuleId::NameMismatch, name,
+       method_of(message) == "resources/read" ? "params.uri" : "params.name", name.has_value(),
+       true},
+  };
+  for (const auto& m : mirrors) {
+    if (!req.has_header(m.header)) {
+      if (m.required) out.push_back({m.missing, std::string("no ") + m.header + " header"});
+    } else if (auto why = differs(req, m.header, m.body, m.decode, m.body_field)) {
+      out.push_back({m.mismatch, std::move(*why)});
+    }
+  }
+  return out;
 }
 
 }  // namespace mcpping

@@ -25,19 +25,6 @@ std::optional<std::string> decode_header_value(const std::string& value);
 // resources/read. Nullopt for any other method, or when that member is not a string.
 std::optional<std::string> mirrored_name(const nlohmann::json& request);
 
-// The predicates of the header rules (http_rules): why a request POST breaks each, or nullopt.
-std::optional<std::string> modern_version_missing(const httplib::Request& req,
-                                                  const nlohmann::json& message);
-std::optional<std::string> modern_version_mismatch(const httplib::Request& req,
-                                                   const nlohmann::json& message);
-std::optional<std::string> method_missing(const httplib::Request& req,
-                                          const nlohmann::json& message);
-std::optional<std::string> method_mismatch(const httplib::Request& req,
-                                           const nlohmann::json& message);
-std::optional<std::string> name_missing(const httplib::Request& req, const nlohmann::json& message);
-std::optional<std::string> name_mismatch(const httplib::Request& req,
-                                         const nlohmann::json& message);
-
 // The header rules a request POST breaks, at most one per header, in header order. Empty for
 // a notification or a response: "header requirements for notification POSTs are not defined
 // by this revision", and the script checks a response (the client must send none).

@@ -80,23 +80,17 @@ void HttpRecorder::refused_response(const httplib::Request& req, int status,
 }
 
 bool HttpRecorder::broke(const httplib::Request& req, httplib::Response& res,
-                         const Rejection& broken, const std::string& session,
+                         const std::vector<Rejection>& broken, const std::string& session,
                          const std::string& body) {
-  const auto& rule = http_rule(broken.rule);
-  if (rule.refuses) {
-    reject(req, res, broken, session, body);
-    return true;
+  for (const auto& one : broken) {
+    const auto& rule = http_rule(one.rule);
+    if (rule.refuses) {
+      reject(req, res, one, session, body);
+      return true;
+    }
+    transcript_.event(req.method + " " + req.path + ": " + one.note + " (recorded; accepted)");
+    if (!rule.check.empty()) implicit_check(rule, rule_actual(rule, req, one.note, body));
   }
-  transcript_.event(req.method + " " + req.path + ": " + broken.note + " (recorded; accepted)");
-  if (!rule.check.empty()) implicit_check(rule, rule_actual(rule, req, broken.note, body));
-  return false;
-}
-
-bool HttpRecorder::broke_any(const httplib::Request& req, httplib::Response& res,
-                             const Json& message, std::initializer_list<HttpRuleId> rules,
-                             const std::string& session, const std::string& body) {
-  for (const auto& broken : rule_problems(req, message, rules))
-    if (broke(req, res, broken, session, body)) return true;
   return false;
 }
 

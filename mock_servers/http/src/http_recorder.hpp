@@ -28,14 +28,12 @@ class HttpRecorder {
   // rejected `raw` record and records the rule's implicit check.
   void reject(const httplib::Request& req, httplib::Response& res, const Rejection& rejection,
               const std::string& session, const std::string& body = {});
-  // The request broke a rule: a rule that refuses answers with its status (true: the request
-  // ends here); any other is recorded and the request goes on, as a lenient server lets it.
-  bool broke(const httplib::Request& req, httplib::Response& res, const Rejection& rule,
-             const std::string& session, const std::string& body = {});
-  // broke() for each of `rules` the request breaks (rule_problems), in order.
-  bool broke_any(const httplib::Request& req, httplib::Response& res, const Json& message,
-                 std::initializer_list<HttpRuleId> rules, const std::string& session,
-                 const std::string& body);
+  // The request broke each of `broken`, in order: a rule that refuses answers with its status
+  // (true: the request ends here); any other is recorded and the request goes on, as a lenient
+  // server lets it.
+  bool broke(const httplib::Request& req, httplib::Response& res,
+             const std::vector<Rejection>& broken, const std::string& session,
+             const std::string& body = {});
   // A refused response is still the client's answer: a `post-refused` event hands it on.
   void refused_response(const httplib::Request& req, int status, const std::string& session,
                         const std::string& body);

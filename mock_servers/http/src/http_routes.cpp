@@ -30,6 +30,11 @@ std::optional<PostFault> PostFaults::take(const Json& message) {
 
 void HttpRoutes::install(httplib::Server& server) {
   const auto post_path = install_own(server);
+  server.Post(post_path, [this](const Req& req, Res& res, const httplib::ContentReader& reader) {
+    handle_post(req, res, reader);
+  });
+  server.Post(post_path,
+              [this](const Req& req, Res& res) { handle_post(req, res, empty_content_reader()); });
   auto other = [this, post_path](const Req& req, Res& res) {
     const auto rule = req.path == post_path ? HttpRuleId::MethodNotAllowed : HttpRuleId::NoSuchPath;
     res.status = http_rule(rule).status;
@@ -42,16 +47,6 @@ void HttpRoutes::install(httplib::Server& server) {
   server.Delete(".*", other);
   server.Put(".*", other);
   server.Patch(".*", other);
-}
-
-void HttpRoutes::on_post(
-    httplib::Server& server, const std::string& path,
-    const std::function<void(const Req&, Res&, const httplib::ContentReader&)>& handler) {
-  server.Post(path, [handler](const Req& req, Res& res, const httplib::ContentReader& reader) {
-    handler(req, res, reader);
-  });
-  server.Post(path,
-              [handler](const Req& req, Res& res) { handler(req, res, empty_content_reader()); });
 }
 
 PostBody HttpRoutes::read_body(const Req& req, const httplib::ContentReader& reader) {
@@ -94,22 +89,42 @@ bool HttpRoutes::refuse_unread_body(const Req& req, Res& res, const PostBody& bo
   return true;
 }
 
-std::optional<Rejection> HttpRoutes::check_batch(const Json& batch, const std::string& session) {
+bool HttpRoutes::refuse_non_message(const Req& req, Res& res, const Json& message,
+                                    const std::string& body, const std::string& session) {
+  if (!message.is_discarded() && (message.is_array() || is_single_message(message))) return false;
+  // Legacy answers both with one error message, Streamable HTTP with JSON-RPC's own.
+  const bool json = !message.is_discarded();
+  const bool legacy = p_.options.legacy;
+  p_.recorder.reject(
+      req, res,
+      json ? Rejection{HttpRuleId::NotMessage, "not a JSON-RPC request, notification or response",
+                       rpc_error(-32600, legacy ? "Invalid message" : "Invalid Request")}
+           : Rejection{HttpRuleId::NotJson, "the body is not JSON",
+                       rpc_error(-32700, legacy ? "Invalid message" : "Parse error")},
+      session, body);
+  return true;
+}
+
+bool HttpRoutes::refuse_bad_batch(const Req& req, Res& res, const Json& message,
+                                  const std::string& body, const std::string& session) {
+  if (!message.is_array()) return false;
   const auto version =
       p_.exchanges.with_sessions([&](HttpSessions& s) { return s.negotiated(session); });
-  if (!version || !revision_has_batches(*version)) {
-    return Rejection{HttpRuleId::NotMessage,
-                     "a JSON array (a batch), but batches exist only in revision 2025-03-26 "
-                     "(negotiated: " +
-                         version.value_or("none") + ")",
-                     rpc_error(-32600, "Invalid Request")};
-  }
-  if (auto problem = batch_problem(batch, /*mixed_ok=*/true)) {
-    return Rejection{
-        *problem == kBatchedInitialize ? HttpRuleId::BatchedInitialize : HttpRuleId::BadBatch,
-        "an invalid batch: " + *problem, rpc_error(-32600, "Invalid Request")};
-  }
-  return std::nullopt;
+  const bool batches = version && revision_has_batches(*version);
+  const auto problem = batch_problem(message, /*mixed_ok=*/true);
+  if (batches && !problem) return false;
+  p_.recorder.reject(
+      req, res,
+      !batches ? Rejection{HttpRuleId::NotMessage,
+                           "a JSON array (a batch), but batches exist only in revision 2025-03-26 "
+                           "(negotiated: " +
+                               version.value_or("none") + ")",
+                           rpc_error(-32600, "Invalid Request")}
+               : Rejection{*problem == kBatchedInitialize ? HttpRuleId::BatchedInitialize
+                                                          : HttpRuleId::BadBatch,
+                           "an invalid batch: " + *problem, rpc_error(-32600, "Invalid Request")},
+      session, body);
+  return true;
 }
 
 bool HttpRoutes::fault_post(const Req& req, Res& res, const Json& message, const std::string& body,
@@ -117,17 +132,14 @@ bool HttpRoutes::fault_post(const Req& req, Res& res, const Json& message, const
   const auto armed = p_.faults.take(message);
   if (!armed) return false;
   const auto& fault = armed->with;
-  if (fault == "reset") {
-    abort_connection(p_.port, req.remote_port);
-    res.status = 500;  // never reaches the client
-  } else {
-    res.status = std::stoi(fault);
-  }
+  const bool reset = fault == "reset";
+  if (reset) abort_connection(p_.port, req.remote_port);
+  res.status = reset ? 500 : std::stoi(fault);  // a reset's 500 never reaches the client
   // Checks about the fault's consequences are judged only once it fired (their `given`).
   if (!armed->label.empty())
     p_.transcript.event("the armed fault \"" + armed->label + "\" fired: " + fault,
                         {{"fired", armed->label}});
-  const int status = fault == "reset" ? 0 : res.status;
+  const int status = reset ? 0 : res.status;
   p_.recorder.record(req, status, session, {{"fault", fault}});
   auto meta = p_.recorder.facts(req, status, session);
   meta["fault"] = fault;
@@ -190,17 +202,17 @@ void HttpRoutes::serve_stream(const Req& req, Res& res, const std::shared_ptr<Ss
       [this, stream, on_close = std::move(on_close)](bool success) {
         // Ended cleanly but not finished: the server closed the connection only.
         const bool disconnected = success && !stream->ended();
-        const std::string reason =
-            disconnected ? "disconnected: the server closed the connection, the stream stays "
-                           "for the client to resume"
-            : success    ? "ended"
-                         : "the client went away or the server stopped";
+        const auto [reason, aside] =
+            disconnected ? std::pair(
+                               "disconnected: the server closed the connection, the stream "
+                               "stays for the client to resume",
+                               " (connection only: resumable)")
+            : success ? std::pair("ended", "")
+                      : std::pair("the client went away or the server stopped",
+                                  " (client gone or stopping)");
         p_.transcript.host_record(
             "sse", {{"stream", stream->name()}, {"what", "close"}, {"reason", reason}},
-            stream->name() + " stream closed" +
-                (disconnected ? " (connection only: resumable)"
-                 : success    ? ""
-                              : " (client gone or stopping)"));
+            stream->name() + " stream closed" + aside);
         on_close(disconnected);
       });
 }

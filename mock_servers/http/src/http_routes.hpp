@@ -60,18 +60,22 @@ class HttpRoutes {
  protected:
   using Req = httplib::Request;
   using Res = httplib::Response;
-  virtual std::string install_own(httplib::Server& server) = 0;  // the POST path
-  // POSTs to `path`, with a body or without one (an empty body).
-  static void on_post(
-      httplib::Server& server, const std::string& path,
-      const std::function<void(const Req&, Res&, const httplib::ContentReader&)>& handler);
+  // The transport's other routes; returns its POST path.
+  virtual std::string install_own(httplib::Server& server) = 0;
+  // A POST to that path, with a body or without one (an empty body).
+  virtual void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader) = 0;
 
   PostBody read_body(const Req& req, const httplib::ContentReader& reader);
   // Refuses a body over the cap or cut short (true).
   bool refuse_unread_body(const Req& req, Res& res, const PostBody& body,
                           const std::string& session);
-  // A batch POSTed to a session (2025-03-26 only): nullopt when it may go on, else why not.
-  std::optional<Rejection> check_batch(const Json& batch, const std::string& session);
+  // Refuses a body that is not JSON, or neither one JSON-RPC message nor a batch (true).
+  bool refuse_non_message(const Req& req, Res& res, const Json& message, const std::string& body,
+                          const std::string& session);
+  // Refuses a batch POSTed to a session that did not negotiate 2025-03-26, or an invalid one
+  // (true); anything else may go on.
+  bool refuse_bad_batch(const Req& req, Res& res, const Json& message, const std::string& body,
+                        const std::string& session);
   // Applies an armed fault matching `message` and hands the message on (true).
   bool fault_post(const Req& req, Res& res, const Json& message, const std::string& body,
                   const std::string& session, Clock::time_point arrived);
@@ -101,9 +105,7 @@ class StreamableRoutes : public HttpRoutes {
 
  private:
   std::string install_own(httplib::Server& server) override;
-  void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader);
-  // The body as one JSON-RPC message or a batch (nullopt: refused).
-  std::optional<Json> post_message(const Req& req, Res& res, const std::string& body);
+  void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader) override;
   // The rules of a POST (false: refused); sets `session`.
   bool admit_post(const Req& req, Res& res, const Json& message, const std::string& body,
                   bool initialize, bool modern, std::string& session);
@@ -119,6 +121,8 @@ class StreamableRoutes : public HttpRoutes {
   void handle_delete(const Req& req, Res& res);
   // The session rules of a GET or DELETE (false: refused); sets `session`.
   bool admit_session_request(const Req& req, Res& res, std::string& session);
+  // The session and protocol version rules of a request after initialize (false: refused).
+  bool admit_session(const Req& req, Res& res, const std::string& body, std::string& session);
   // A modern run in which no initialize started a session: the 2026-07-28 binding.
   bool modern_binding();
 };
@@ -130,7 +134,7 @@ class LegacyRoutes : public HttpRoutes {
  private:
   std::string install_own(httplib::Server& server) override;
   void handle_get(const Req& req, Res& res);
-  void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader);
+  void handle_post(const Req& req, Res& res, const httplib::ContentReader& reader) override;
   bool admit_post(const Req& req, Res& res, const Json& message, const std::string& body,
                   const std::string& session);
 };

@@ -6,7 +6,6 @@
 #include "core/jsonrpc.hpp"
 #include "core/scenario.hpp"
 #include "core/text.hpp"
-#include "http_modern.hpp"
 
 namespace mcpping {
 
@@ -118,19 +117,16 @@ constexpr HttpRule kRules[] = {
     // match the body (400, HeaderMismatch -32020); the mock records it and goes on, so the
     // rest of the session (the ping the case is about) is still judged.
     {HttpRuleId::ModernVersionMissing, false, 400, "http:protocol-version",
-     "http.modern-protocol-version-header", kModernVersion, Outcome::Broken,
-     modern_version_missing},
+     "http.modern-protocol-version-header", kModernVersion},
     {HttpRuleId::ModernVersionMismatch, false, 400, "http:protocol-version",
-     "http.modern-protocol-version-match", kModernVersion, Outcome::Broken,
-     modern_version_mismatch},
+     "http.modern-protocol-version-match", kModernVersion},
     {HttpRuleId::MethodMissing, false, 400, "http:mcp-method", "http.modern-request-headers",
-     kMcpMethod, Outcome::Broken, method_missing},
+     kMcpMethod},
     {HttpRuleId::MethodMismatch, false, 400, "http:mcp-method", "http.modern-request-headers",
-     kMcpMethod, Outcome::Broken, method_mismatch},
-    {HttpRuleId::NameMissing, false, 400, "http:mcp-name", "http.modern-request-headers", kMcpName,
-     Outcome::Broken, name_missing},
-    {HttpRuleId::NameMismatch, false, 400, "http:mcp-name", "http.modern-request-headers", kMcpName,
-     Outcome::Broken, name_mismatch},
+     kMcpMethod},
+    {HttpRuleId::NameMissing, false, 400, "http:mcp-name", "http.modern-request-headers", kMcpName},
+    {HttpRuleId::NameMismatch, false, 400, "http:mcp-name", "http.modern-request-headers",
+     kMcpName},
     // The binding has no GET stream and no sessions: a server "SHOULD respond ... with 405
     // Method Not Allowed". No sentence forbids the client to try, so it is noted, not failed.
     {HttpRuleId::ModernGetOrDelete, true, 405, "http:modern-post-only",
@@ -179,8 +175,6 @@ std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann
   return out;
 }
 
-std::string supported_versions_text() { return join(known_revisions(), ", "); }
-
 std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes) {
   std::string text(rule.expected);
   if (const auto at = text.find("{max}"); at != std::string::npos)
@@ -220,16 +214,7 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::BatchedInitialize:
     case HttpRuleId::MixedBatch:
       return note + ": " + shorten(body, 200);
-    case HttpRuleId::BodyTooLarge:
-    case HttpRuleId::UnknownSession:
-    case HttpRuleId::NoSessionParam:
-    case HttpRuleId::CutShort:
-    case HttpRuleId::TooManyStreams:
-    case HttpRuleId::GetStreamOpen:
-    case HttpRuleId::UnknownLegacySession:
-    case HttpRuleId::MethodNotAllowed:
-    case HttpRuleId::NoSuchPath:
-    case HttpRuleId::UnknownMethod:
+    default:  // BodyTooLarge, and the rules that record no check
       break;
   }
   return note;

@@ -69,8 +69,8 @@ struct HttpRule {
   // protocol-version header the server supports but did not negotiate).
   Outcome outcome = Outcome::Broken;
   // The note of a request that breaks it (`message`: its body, discarded when no JSON), nullopt
-  // when it does not; null when the rule is judged with state: the session and batch rules
-  // (HttpSessions::check, check_batch) and the body and stream rules of the routes.
+  // when it does not; null when the rule is judged elsewhere: the session, batch, body and
+  // stream rules (HttpSessions::check, the routes) and modern_header_problems.
   std::optional<std::string> (*broken)(const httplib::Request& req,
                                        const nlohmann::json& message) = nullptr;
 };
@@ -91,9 +91,6 @@ nlohmann::json rpc_error(int code, const std::string& message);
 bool is_routable_response(const nlohmann::json& message);
 // One JSON-RPC request, notification or routable response: what a POST body must hold.
 bool is_single_message(const nlohmann::json& message);
-
-// The protocol versions the mock server supports: every revision the suite knows.
-std::string supported_versions_text();
 
 // The row of `id`.
 const HttpRule& http_rule(HttpRuleId id);

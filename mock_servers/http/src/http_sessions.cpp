@@ -9,24 +9,14 @@
 
 namespace mcpping {
 
-std::string HttpSessions::next_id(const std::string& prefix) {
-  return prefix + std::to_string(++counter_) + "-" + std::to_string(static_cast<long>(::getpid()));
-}
-
-std::string HttpSessions::create() {
-  auto id = next_id("mcp-session-");
-  sessions_[id].id = id;
-  sessions_[id].serial = counter_;
-  latest_ = id;
-  return id;
-}
-
-std::string HttpSessions::create_legacy(std::shared_ptr<SseStream> stream) {
-  auto id = next_id("legacy-");
-  sessions_[id].id = id;
-  sessions_[id].serial = counter_;
-  sessions_[id].stream = std::move(stream);
-  legacy_session_ = id;
+std::string HttpSessions::create(std::shared_ptr<SseStream> legacy_stream) {
+  const bool legacy = legacy_stream != nullptr;
+  auto id = (legacy ? "legacy-" : "mcp-session-") + std::to_string(++counter_) + "-" +
+            std::to_string(static_cast<long>(::getpid()));
+  auto& session = sessions_[id];
+  session.serial = counter_;
+  session.stream = std::move(legacy_stream);
+  (legacy ? legacy_session_ : latest_) = id;
   return id;
 }
 
@@ -40,38 +30,66 @@ std::string gone_note(const std::string& id, const HttpSession* session) {
   return "session " + quoted + " was ended by the server (" + session->ended + ")";
 }
 
+// The MCP-Protocol-Version rule of a request in a session that negotiated `negotiated`: it
+// applies when that revision has the header.
+std::optional<Rejection> version_problem(const httplib::Request& req,
+                                         const std::optional<std::string>& negotiated) {
+  const auto revision = negotiated ? find_revision(*negotiated) : std::nullopt;
+  if (!revision || !traits_of(*revision).protocol_version_header) return std::nullopt;
+  if (!req.has_header("MCP-Protocol-Version"))
+    return Rejection{HttpRuleId::ProtocolVersion,
+                     "no MCP-Protocol-Version header (negotiated " + *negotiated + ")"};
+  const auto sent = req.get_header_value("MCP-Protocol-Version");
+  if (sent == *negotiated) return std::nullopt;
+  // The client's rule on the value: "The protocol version sent by the client SHOULD be the one
+  // negotiated during initialization". A well-formed version is that SHOULD missed, supported
+  // or not: recorded, and the request goes on (a real server refuses an unsupported one with
+  // 400, which would turn the SHOULD into a lost message). A value that is no version at all
+  // is not "MCP-Protocol-Version: <protocol-version>": refused, as servers must.
+  static const std::regex well_formed(R"(\d{4}-\d{2}-\d{2})");
+  const auto header = "MCP-Protocol-Version " + shorten(sent, 80);
+  const bool supported = revision_index(sent).has_value();
+  if (supported || std::regex_match(sent, well_formed))
+    return Rejection{HttpRuleId::OtherVersion,
+                     header +
+                         (supported ? ", a version this server supports, but the negotiated one is "
+                                    : ", a version this server does not support (a real server "
+                                      "answers 400), not the negotiated ") +
+                         *negotiated};
+  // As the TypeScript SDK's server answers it (webStandardStreamableHttp.js).
+  return Rejection{
+      HttpRuleId::UnsupportedVersion,
+      header + ", not a protocol version (negotiated " + *negotiated + ")",
+      rpc_error(-32000, "Bad Request: Unsupported protocol version: " + shorten(sent, 80) +
+                            " (supported versions: " + join(known_revisions(), ", ") + ")")};
+}
+
 }  // namespace
 
 SessionCheck HttpSessions::check(const httplib::Request& req) {
-  SessionCheck out = check_session_and_version(req);
-  if (req.method != "GET" && !out.session.empty()) sessions_[out.session].client_went_on = true;
-  return out;
-}
-
-SessionCheck HttpSessions::check_session_and_version(const httplib::Request& req) const {
   SessionCheck out;
   if (!req.has_header("Mcp-Session-Id")) {
-    // Lenient: a request without the header belongs to the latest session, if it is live.
-    const auto latest = sessions_.find(latest_);
-    if (latest != sessions_.end() && !latest->second.gone()) out.session = latest_;
     if (sessions_.empty()) {
       out.broken.push_back(Rejection{HttpRuleId::BeforeSession, "no session exists yet",
                                      rpc_error(-32000, "Bad Request: Server not initialized")});
       return out;
     }
-    if (out.session.empty()) {
+    // Lenient: a request without the header belongs to the latest session, if it is live.
+    const auto latest = sessions_.find(latest_);
+    if (latest == sessions_.end() || latest->second.gone()) {
       out.broken.push_back(Rejection{HttpRuleId::UnknownSession,
                                      "no Mcp-Session-Id, and the latest session is gone",
                                      rpc_error(-32001, "Session not found")});
       return out;
-    } else if (req.method == "GET" && !latest->second.client_went_on) {
+    }
+    out.session = latest_;
+    if (req.method == "GET" && !latest->second.client_went_on) {
       out.broken.push_back(Rejection{HttpRuleId::GetBeforeSessionId,
                                      "sent before the client had the initialize response (it "
                                      "has sent nothing since initialize)"});
       return out;  // nor could it know the negotiated protocol version
-    } else {
-      out.broken.push_back(Rejection{HttpRuleId::NoSessionHeader, "no Mcp-Session-Id header"});
     }
+    out.broken.push_back(Rejection{HttpRuleId::NoSessionHeader, "no Mcp-Session-Id header"});
   } else {
     const auto id = req.get_header_value("Mcp-Session-Id");
     const auto it = sessions_.find(id);
@@ -83,45 +101,9 @@ SessionCheck HttpSessions::check_session_and_version(const httplib::Request& req
     }
     out.session = id;
   }
-  // The rule applies when the session negotiated a revision that has the header.
-  const auto& negotiated = sessions_.at(out.session).protocol_version;
-  const auto revision = negotiated ? find_revision(*negotiated) : std::nullopt;
-  if (!revision || !traits_of(*revision).protocol_version_header) return out;
-  if (!req.has_header("MCP-Protocol-Version")) {
-    out.broken.push_back(
-        Rejection{HttpRuleId::ProtocolVersion,
-                  "no MCP-Protocol-Version header (negotiated " + *negotiated + ")"});
-    return out;
-  }
-  const auto sent = req.get_header_value("MCP-Protocol-Version");
-  if (sent == *negotiated) return out;
-  // The client's rule on the value: "The protocol version sent by the client SHOULD be the one
-  // negotiated during initialization". A well-formed version is that SHOULD missed, supported
-  // or not: recorded, and the request goes on (a real server refuses an unsupported one with
-  // 400, which would turn the SHOULD into a lost message). A value that is no version at all
-  // is not "MCP-Protocol-Version: <protocol-version>": refused, as servers must.
-  static const std::regex well_formed(R"(\d{4}-\d{2}-\d{2})");
-  if (revision_index(sent)) {
-    out.broken.push_back(Rejection{HttpRuleId::OtherVersion,
-                                   "MCP-Protocol-Version " + shorten(sent, 80) +
-                                       ", a version this server supports, but the negotiated one "
-                                       "is " +
-                                       *negotiated});
-  } else if (std::regex_match(sent, well_formed)) {
-    out.broken.push_back(Rejection{HttpRuleId::OtherVersion,
-                                   "MCP-Protocol-Version " + sent +
-                                       ", a version this server does not support (a real server "
-                                       "answers 400), not the negotiated " +
-                                       *negotiated});
-  } else {
-    // As the TypeScript SDK's server answers it (webStandardStreamableHttp.js).
-    out.broken.push_back(Rejection{
-        HttpRuleId::UnsupportedVersion,
-        "MCP-Protocol-Version " + shorten(sent, 80) + ", not a protocol version (negotiated " +
-            *negotiated + ")",
-        rpc_error(-32000, "Bad Request: Unsupported protocol version: " + shorten(sent, 80) +
-                              " (supported versions: " + supported_versions_text() + ")")});
-  }
+  auto& session = sessions_.at(out.session);
+  if (auto wrong = version_problem(req, session.protocol_version)) out.broken.push_back(*wrong);
+  if (req.method != "GET") session.client_went_on = true;
   return out;
 }
 

@@ -16,7 +16,6 @@
 namespace mcpping {
 
 struct HttpSession {
-  std::string id;
   std::uint64_t serial = 0;  // creation order (ids compare as text: "10" before "2")
   std::optional<std::string> protocol_version;  // negotiated, from the initialize result
   bool deleted = false;                         // the client deleted it (DELETE)
@@ -40,10 +39,9 @@ struct SessionCheck {
 class HttpSessions {
  public:
   // A new Streamable HTTP session, "mcp-session-<n>-<pid>" (visible ASCII only, 0x21-0x7E,
-  // as the spec requires).
-  std::string create();
-  // A new legacy session, "legacy-<n>-<pid>", with its SSE stream; frames go to it from now on.
-  std::string create_legacy(std::shared_ptr<SseStream> stream);
+  // as the spec requires); given its SSE stream, a legacy session, "legacy-<n>-<pid>", which
+  // frames go to from now on.
+  std::string create(std::shared_ptr<SseStream> legacy_stream = nullptr);
 
   // The session `id`, created empty if unknown (callers pass ids they checked).
   HttpSession& at(const std::string& id) { return sessions_[id]; }
@@ -78,9 +76,6 @@ class HttpSessions {
   void stop_streams();
 
  private:
-  std::string next_id(const std::string& prefix);
-  SessionCheck check_session_and_version(const httplib::Request& req) const;
-
   std::map<std::string, HttpSession> sessions_;
   std::string legacy_session_;  // the legacy session frames go to
   std::uint64_t counter_ = 0;

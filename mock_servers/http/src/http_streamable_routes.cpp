@@ -8,9 +8,6 @@
 namespace mcpping {
 
 std::string StreamableRoutes::install_own(httplib::Server& server) {
-  on_post(server, "/mcp", [this](const Req& req, Res& res, const httplib::ContentReader& reader) {
-    handle_post(req, res, reader);
-  });
   server.Get("/mcp", [this](const Req& req, Res& res) { handle_get(req, res); });
   server.Delete("/mcp", [this](const Req& req, Res& res) { handle_delete(req, res); });
   return "/mcp";
@@ -18,29 +15,6 @@ std::string StreamableRoutes::install_own(httplib::Server& server) {
 
 bool StreamableRoutes::modern_binding() {
   return p_.options.modern && p_.exchanges.with_sessions([](HttpSessions& s) { return s.empty(); });
-}
-
-std::optional<Json> StreamableRoutes::post_message(const Req& req, Res& res,
-                                                   const std::string& body) {
-  // Whatever its Content-Type says (none, text/plain): the body is read as JSON, as RFC 9110
-  // lets a recipient "examine the data to determine its type"; the script checks the label later.
-  auto message = Json::parse(body, nullptr, false);
-  if (message.is_discarded()) {
-    p_.recorder.reject(
-        req, res,
-        Rejection{HttpRuleId::NotJson, "the body is not JSON", rpc_error(-32700, "Parse error")},
-        {}, body);
-    return std::nullopt;
-  }
-  if (!message.is_array() && !is_single_message(message)) {
-    p_.recorder.reject(
-        req, res,
-        Rejection{HttpRuleId::NotMessage, "not a JSON-RPC request, notification or response",
-                  rpc_error(-32600, "Invalid Request")},
-        {}, body);
-    return std::nullopt;
-  }
-  return message;
 }
 
 bool StreamableRoutes::admit_modern_post(const Req& req, Res& res, const Json& message,
@@ -55,8 +29,7 @@ bool StreamableRoutes::admit_modern_post(const Req& req, Res& res, const Json& m
                        {}, body);
     return false;
   }
-  for (const auto& broken : modern_header_problems(req, message))
-    p_.recorder.broke(req, res, broken, {}, body);  // none of them refuses
+  p_.recorder.broke(req, res, modern_header_problems(req, message), {}, body);  // none refuses
   if (is_routable_response(message)) {
     // "The client MUST NOT send JSON-RPC responses": the script's expect_no_response records
     // it; answered 202 as in the session-based revisions, so the client's session goes on
@@ -71,24 +44,15 @@ bool StreamableRoutes::admit_modern_post(const Req& req, Res& res, const Json& m
 bool StreamableRoutes::admit_post(const Req& req, Res& res, const Json& message,
                                   const std::string& body, bool initialize, bool modern,
                                   std::string& session) {
-  auto& recorder = p_.recorder;
-  if (modern) {
-    if (!admit_modern_post(req, res, message, body)) return false;
-  } else if (!initialize) {
-    const auto checked = p_.exchanges.with_sessions([&](HttpSessions& s) { return s.check(req); });
-    session = checked.session;
-    for (const auto& broken : checked.broken)
-      if (recorder.broke(req, res, broken, session, body)) return false;
-  }
+  if (modern ? !admit_modern_post(req, res, message, body)
+             : !initialize && !admit_session(req, res, body, session))
+    return false;
   // A batch exists in the session's negotiated revision or not at all (2025-03-26 only).
-  if (message.is_array()) {
-    if (auto refused = check_batch(message, session)) {
-      recorder.reject(req, res, *refused, session, body);
-      return false;
-    }
-  }
-  return !recorder.broke_any(
-      req, res, message, {HttpRuleId::PostAccept, HttpRuleId::ContentType, HttpRuleId::MixedBatch},
+  if (refuse_bad_batch(req, res, message, body, session)) return false;
+  return !p_.recorder.broke(
+      req, res,
+      rule_problems(req, message,
+                    {HttpRuleId::PostAccept, HttpRuleId::ContentType, HttpRuleId::MixedBatch}),
       session, body);
 }
 
@@ -116,22 +80,24 @@ void StreamableRoutes::answer_exchange(const Req& req, Res& res,
 void StreamableRoutes::handle_post(const Req& req, Res& res, const httplib::ContentReader& reader) {
   const auto body = read_body(req, reader);
   if (refuse_unread_body(req, res, body, {})) return;
-  const auto message = post_message(req, res, body.bytes);
-  if (!message) return;
-  const bool batch = message->is_array();
-  const bool initialize = !batch && is_request(*message) && method_of(*message) == "initialize";
+  // Whatever its Content-Type says (none, text/plain): the body is read as JSON, as RFC 9110
+  // lets a recipient "examine the data to determine its type"; the script checks the label later.
+  const auto message = Json::parse(body.bytes, nullptr, false);
+  if (refuse_non_message(req, res, message, body.bytes, {})) return;
+  const bool batch = message.is_array();
+  const bool initialize = !batch && is_request(message) && method_of(message) == "initialize";
   const bool modern = !initialize && modern_binding();
   std::string session;
-  if (!admit_post(req, res, *message, body.bytes, initialize, modern, session)) return;
+  if (!admit_post(req, res, message, body.bytes, initialize, modern, session)) return;
 
   const auto arrived = Clock::now();
-  if (fault_post(req, res, *message, body.bytes, session, arrived)) return;
+  if (fault_post(req, res, message, body.bytes, session, arrived)) return;
   std::vector<Json> requests;  // what the POST's answer must carry a response to, in order
-  for (const auto& element : batch ? *message : Json::array({*message}))
+  for (const auto& element : batch ? message : Json::array({message}))
     if (is_request(element)) requests.push_back(element["id"]);
   if (requests.empty()) {
     res.status = 202;
-    return hand_on(req, 202, session, *message, body.bytes, arrived);
+    return hand_on(req, 202, session, message, body.bytes, arrived);
   }
   if (!admit_stream(req, res, session)) return;
   const auto ex = p_.exchanges.open(requests, initialize, batch, session);
@@ -139,7 +105,7 @@ void StreamableRoutes::handle_post(const Req& req, Res& res, const httplib::Cont
     res.set_header("Mcp-Session-Id", session);
     p_.inbox.push_event("session-started", {{"session", session}, {"connected", true}});
   }
-  hand_on(req, 200, session, *message, body.bytes, arrived);
+  hand_on(req, 200, session, message, body.bytes, arrived);
   answer_exchange(req, res, ex, modern);
 }
 
@@ -190,11 +156,14 @@ bool StreamableRoutes::admit_session_request(const Req& req, Res& res, std::stri
         {});
     return false;
   }
+  return admit_session(req, res, {}, session);
+}
+
+bool StreamableRoutes::admit_session(const Req& req, Res& res, const std::string& body,
+                                     std::string& session) {
   const auto checked = p_.exchanges.with_sessions([&](HttpSessions& s) { return s.check(req); });
   session = checked.session;
-  for (const auto& broken : checked.broken)
-    if (p_.recorder.broke(req, res, broken, session)) return false;
-  return true;
+  return !p_.recorder.broke(req, res, checked.broken, session, body);
 }
 
 bool StreamableRoutes::replace_listening(const Req& req, Res& res, const std::string& session,
@@ -226,7 +195,8 @@ bool StreamableRoutes::replace_listening(const Req& req, Res& res, const std::st
 void StreamableRoutes::handle_get(const Req& req, Res& res) {
   std::string session;
   if (!admit_session_request(req, res, session)) return;
-  if (p_.recorder.broke_any(req, res, Json(), {HttpRuleId::GetAccept}, session, {})) return;
+  if (p_.recorder.broke(req, res, rule_problems(req, Json(), {HttpRuleId::GetAccept}), session))
+    return;
   // 2025-11-25: "Resumption is always via HTTP GET with Last-Event-ID."
   if (req.has_header("Last-Event-ID") && resume_stream(req, res, session)) return;
   // A GET that resumed nothing, with the streams it could have resumed: await_resume names
