@@ -33,8 +33,7 @@ void HttpExchanges::free_place() {
 std::shared_ptr<Exchange> HttpExchanges::open(const std::vector<Json>& requests, bool initialize,
                                               bool batch, std::string& session) {
   auto ex = std::make_shared<Exchange>();
-  ex->id = requests.front();
-  ex->key = safe_dump(ex->id);
+  ex->key = safe_dump(requests.front());
   for (const auto& id : requests) ex->open.insert(safe_dump(id));
   ex->initialize = initialize;
   const std::lock_guard lock(mutex_);
@@ -143,30 +142,27 @@ std::shared_ptr<Exchange> HttpExchanges::unanswered_locked(const std::string& ke
 
 HttpExchanges::Target HttpExchanges::route_locked(const Json& message, const std::string& route) {
   Target t;
+  // On a listening stream (legacy: the SSE stream), or nowhere, for `error`.
+  const auto listening = [&t](std::shared_ptr<SseStream> stream, const char* name,
+                              const std::string& error) {
+    t.stream = std::move(stream);
+    t.name = name;
+    if (!t.stream) t.error = error;
+    return t;
+  };
+  const bool response = message.is_object() && is_routable_response(message);
+  const auto key = response ? safe_dump(message["id"]) : std::string();
   if (options_.legacy) {
-    t.stream = sessions_.legacy_stream();
-    const auto& [session, key] = legacy_initialize_;
-    if (!key.empty() && message.is_object() && is_routable_response(message) &&
-        safe_dump(message["id"]) == key) {
+    const auto& [session, initialize] = legacy_initialize_;
+    if (!initialize.empty() && key == initialize) {
       sessions_.note_initialize_result(session, message);
       legacy_initialize_ = {};
     }
-    if (!t.stream) {
-      t.error = "the client has no SSE stream open";
-    } else {
-      t.name = "sse";
-    }
-    return t;
+    return listening(sessions_.legacy_stream(), "sse", "the client has no SSE stream open");
   }
-  const bool response = message.is_object() && is_routable_response(message);
-  const auto key = response ? safe_dump(message["id"]) : std::string();
+  if (route == "get")
+    return listening(sessions_.latest_get_stream(), "get", "the client has no GET stream open");
   std::shared_ptr<Exchange> ex;
-  if (route == "get") {
-    t.stream = sessions_.latest_get_stream();
-    t.name = "get";
-    if (!t.stream) t.error = "the client has no GET stream open";
-    return t;
-  }
   if (route.rfind("post:", 0) == 0) {
     ex = unanswered_locked(route.substr(5));
     if (!ex) {
@@ -179,17 +175,13 @@ HttpExchanges::Target HttpExchanges::route_locked(const Json& message, const std
       t.name = "none";  // nothing waits for it: recorded, not sent
       return t;
     }
-  } else if (!pending_.empty()) {
+  } else {
     for (auto it = pending_.rbegin(); it != pending_.rend() && !ex; ++it)
       if (!(*it)->answered) ex = *it;
   }
-  if (!ex) {
-    t.stream = sessions_.latest_get_stream();
-    t.name = "get";
-    if (!t.stream)
-      t.error = "no stream to send on: no request is pending and no GET stream is open";
-    return t;
-  }
+  if (!ex)
+    return listening(sessions_.latest_get_stream(), "get",
+                     "no stream to send on: no request is pending and no GET stream is open");
   t.exchange = ex;
   t.name = "post:" + ex->key;
   if (response && ex->open.count(key)) {
@@ -201,69 +193,39 @@ HttpExchanges::Target HttpExchanges::route_locked(const Json& message, const std
 
 namespace {
 
-// A frame of a send() and where it went.
+// A frame of a send() and where it went: on `stream`, or on none (a POST's JSON body, `writes`
+// 1, or not sent, 0).
 struct PlannedFrame {
-  std::shared_ptr<SseStream> stream;  // null: JSON body or not sent
+  std::shared_ptr<SseStream> stream;
   std::string name;
-  std::uint64_t seq = 0;
+  std::uint64_t seq = 0;  // its last chunk, once pushed
   std::size_t writes = 1;
+  std::string text;
+  bool finishes = false;  // the stream ends after it
 };
 
-// The frames of one send() in order. Consecutive frames to one stream share the write mode's
-// chunking (coalesced: one chunk), so they are pushed to it together.
-class FramePlan {
- public:
-  explicit FramePlan(const SendOptions& options) : options_(options) {}
-
-  // A frame written on no stream: a POST's JSON body (`writes` 1), or not sent (0).
-  void add_without_stream(std::string name, std::size_t writes) {
-    flush();
-    PlannedFrame p;
-    p.name = std::move(name);
-    p.writes = writes;
-    plan_.push_back(std::move(p));
-  }
-
-  void add_event(const std::shared_ptr<SseStream>& stream, std::string name,
-                 const std::string& text, bool finishes) {
-    if (run_stream_ != stream) flush();
-    run_stream_ = stream;
-    run_events_.push_back(sse_event(text, options_.sse));
-    run_index_.push_back(plan_.size());
-    run_finish_ = run_finish_ || finishes;
-    PlannedFrame p;
-    p.name = std::move(name);
-    p.stream = stream;
-    plan_.push_back(std::move(p));
-  }
-
-  std::vector<PlannedFrame> take() {
-    flush();
-    return std::move(plan_);
-  }
-
- private:
-  void flush() {
-    if (!run_stream_) return;
-    const auto chunking = chunk_events(run_events_, options_.mode, options_.chunk);
-    const auto seqs = run_stream_->push(chunking.chunks, run_finish_);
-    for (std::size_t j = 0; j < run_index_.size(); ++j) {
-      plan_[run_index_[j]].seq = seqs[chunking.last_chunk[j]];
-      plan_[run_index_[j]].writes = chunking.chunk_count[j];
+// Pushes the frames of one send() to their streams in order. Consecutive frames to one stream
+// share the write mode's chunking (coalesced: one chunk), so they are pushed to it together.
+void push_frames(std::vector<PlannedFrame>& plan, const SendOptions& options) {
+  for (std::size_t start = 0, end = 0; start < plan.size(); start = end) {
+    const auto stream = plan[start].stream;
+    end = start + 1;
+    if (!stream) continue;
+    while (end < plan.size() && plan[end].stream == stream) ++end;
+    std::vector<std::string> events;
+    bool finish = false;
+    for (auto j = start; j < end; ++j) {
+      events.push_back(sse_event(plan[j].text, options.sse));
+      finish = finish || plan[j].finishes;
     }
-    run_stream_.reset();
-    run_events_.clear();
-    run_index_.clear();
-    run_finish_ = false;
+    const auto chunking = chunk_events(events, options.mode, options.chunk);
+    const auto seqs = stream->push(chunking.chunks, finish);
+    for (auto j = start; j < end; ++j) {
+      plan[j].seq = seqs[chunking.last_chunk[j - start]];
+      plan[j].writes = chunking.chunk_count[j - start];
+    }
   }
-
-  const SendOptions& options_;
-  std::vector<PlannedFrame> plan_;
-  std::shared_ptr<SseStream> run_stream_;
-  std::vector<std::string> run_events_;
-  std::vector<std::size_t> run_index_;
-  bool run_finish_ = false;
-};
+}
 
 // Waits (up to `limit`) for each planned frame to be written, and reports when it was.
 SendResult await_writes(const std::vector<PlannedFrame>& plan, Clock::time_point limit,
@@ -316,7 +278,6 @@ SendResult HttpExchanges::send(const std::vector<std::string>& frames, const Sen
   std::string error;
   {
     const std::lock_guard lock(mutex_);
-    FramePlan planner(options);
     for (const auto& text : frames) {
       const auto message = Json::parse(text, nullptr, false);
       auto t = route_locked(message, options.route);
@@ -324,15 +285,11 @@ SendResult HttpExchanges::send(const std::vector<std::string>& frames, const Sen
         error = t.error;
         break;
       }
-      if (t.exchange && !to_exchange_locked(t, message, text)) {
-        planner.add_without_stream(t.name, 1);
-      } else if (!t.stream) {  // a response nothing waits for
-        planner.add_without_stream(t.name, 0);
-      } else {
-        planner.add_event(t.stream, t.name, text, t.finishes);
-      }
+      // No stream: the POST's JSON body, or a response nothing waits for (not sent).
+      const bool json_body = t.exchange && !to_exchange_locked(t, message, text);
+      plan.push_back({t.stream, t.name, 0, json_body || t.stream ? 1u : 0u, text, t.finishes});
     }
-    plan = planner.take();
+    push_frames(plan, options);
   }
   auto result = await_writes(plan, write_limit(), transcript_);
   if (result.ok && !error.empty()) {
@@ -359,52 +316,35 @@ SendResult HttpExchanges::send_raw(const std::string& bytes, std::size_t chunk,
   {
     const std::lock_guard lock(mutex_);
     const auto t = stream_target_locked(route);
-    if (!t.error.empty()) {
-      SendResult failed;
-      failed.ok = false;
-      failed.error = t.error;
-      return failed;
-    }
+    if (!t.error.empty()) return {false, t.error, {}, {}, {}};
     const auto chunking =
         chunk_events({bytes}, chunk ? WriteMode::Chopped : WriteMode::Lines, chunk);
-    frame = {t.stream, t.name, t.stream->push(chunking.chunks, false).back(),
-             chunking.chunk_count.front()};
+    const auto seq = t.stream->push(chunking.chunks, false).back();
+    frame = {t.stream, t.name, seq, chunking.chunk_count.front(), {}, false};
   }
   return await_writes({frame}, write_limit(), transcript_, "the bytes were");
 }
 
 DisconnectResult HttpExchanges::disconnect(const std::string& route) {
-  DisconnectResult result;
-  if (options_.legacy) {
-    result.error = "legacy HTTP+SSE has no resumable streams";
-    return result;
-  }
-  if (route != "get" && route.rfind("post:", 0) != 0) {
-    result.error = "only the stream of a POST or the GET listening stream can be disconnected";
-    return result;
-  }
+  if (options_.legacy) return {false, "legacy HTTP+SSE has no resumable streams", {}, {}};
+  if (route != "get" && route.rfind("post:", 0) != 0)
+    return {
+        false, "only the stream of a POST or the GET listening stream can be disconnected", {}, {}};
   std::shared_ptr<SseStream> stream;
   {
     const std::lock_guard lock(mutex_);
     const auto t = stream_target_locked(route);
-    if (!t.error.empty()) {
-      result.error = t.error;
-      return result;
-    }
+    if (!t.error.empty()) return {false, t.error, {}, {}};
     stream = t.stream;
-    if (!stream->disconnect()) {
-      result.error = "the " + stream->name() + " stream is disconnected already, or ending";
-      return result;
-    }
+    if (!stream->disconnect())
+      return {
+          false, "the " + stream->name() + " stream is disconnected already, or ending", {}, {}};
   }
-  if (!stream->wait_disconnected(write_limit())) {
-    result.error = "the " + stream->name() + " stream ended before its connection was closed";
-    return result;
-  }
-  result.ok = true;
-  result.last_event_id = stream->last_event_id();
-  result.retry_ms = stream->retry_ms();
-  return result;
+  const auto done = stream->wait_disconnected(write_limit());
+  if (!done)
+    return {
+        false, "the " + stream->name() + " stream ended before its connection was closed", {}, {}};
+  return {true, {}, done->stream_last_event_id, done->retry_ms};
 }
 
 }  // namespace mcpping

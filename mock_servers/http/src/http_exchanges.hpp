@@ -22,8 +22,7 @@ namespace mcpping {
 // A client request POSTed to /mcp (or, 2025-03-26, a batch holding requests), waiting for the
 // script's answers.
 struct Exchange {
-  Json id;                     // the (first) request's id
-  std::string key;             // compact JSON of it: names the POST's stream, "post:<key>"
+  std::string key;  // compact JSON of the (first) request's id: names its stream, "post:<key>"
   std::set<std::string> open;  // keys of the requests still unanswered
   std::string session;
   bool initialize = false;

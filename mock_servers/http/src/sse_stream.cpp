@@ -116,14 +116,14 @@ bool SseStream::disconnect() {
   return true;
 }
 
-std::optional<Clock::time_point> SseStream::wait_disconnected(Clock::time_point deadline) {
+std::optional<Resumption> SseStream::wait_disconnected(Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
   // Counted, not read off detached_: a client that reconnects at once may have resumed the
   // stream (attach() clears detached_) or replaced it (abandon() stops it) by now.
   const auto done = [&] { return detaches_ >= awaited_detaches_; };
   cv_.wait_until(lock, deadline, [&] { return done() || broken_ || stopped_; });
   if (!done()) return std::nullopt;
-  return last_detach_;
+  return Resumption{events_.last_event_id(), events_.retry_ms(), last_detach_, 0};
 }
 
 bool SseStream::disconnected() const {
@@ -156,16 +156,6 @@ std::optional<Resumption> SseStream::abandon() {
 bool SseStream::wrote_event(const std::string& id) const {
   const std::lock_guard lock(mutex_);
   return events_.after(id).has_value();
-}
-
-std::optional<std::string> SseStream::last_event_id() const {
-  const std::lock_guard lock(mutex_);
-  return events_.last_event_id();
-}
-
-std::optional<std::int64_t> SseStream::retry_ms() const {
-  const std::lock_guard lock(mutex_);
-  return events_.retry_ms();
 }
 
 void SseStream::stop() {

@@ -58,9 +58,9 @@ class SseStream {
   // stream: later chunks wait for resume(). False when the stream has ended or is already
   // disconnected.
   bool disconnect();
-  // Waits until a disconnect() took effect: when the connection ended, or nullopt when the
-  // stream broke, was stopped or `deadline` passed first.
-  std::optional<Clock::time_point> wait_disconnected(Clock::time_point deadline);
+  // Waits until a disconnect() took effect: the last event ID and `retry:` written, when the
+  // connection ended; nullopt when the stream broke, was stopped or `deadline` passed first.
+  std::optional<Resumption> wait_disconnected(Clock::time_point deadline);
   // The server ended the connection and the stream waits for the client to resume it.
   bool disconnected() const;
   // The client resumes the disconnected stream after event `last_event_id`: the next
@@ -74,9 +74,6 @@ class SseStream {
   std::optional<Resumption> abandon();
   // Whether the stream wrote an event whose `id:` field was `id`.
   bool wrote_event(const std::string& id) const;
-  // The last event ID and `retry:` the stream has written so far.
-  std::optional<std::string> last_event_id() const;
-  std::optional<std::int64_t> retry_ms() const;
 
   // Ends the stream at the provider's next wake (server shutdown, session deleted).
   void stop();
