@@ -86,10 +86,7 @@ void StdioChannel::start() {
   }
   reader_ = std::thread([this] {
     reader_loop();
-    const std::lock_guard lock(mutex_);
-    reader_running_ = false;
-    if (end_requested_ && !input_end_) input_end_ = end_requested_;
-    arrived_.notify_all();
+    end_requested_input(/*reader_ends=*/true);
   });
 }
 
@@ -120,7 +117,6 @@ void StdioChannel::push(Incoming in) {
 void StdioChannel::reader_loop() {
   LineSplitter splitter(line_cap_);
   std::vector<char> buffer(64 * 1024);
-  std::vector<Incoming> events;
   bool reading = true;
   bool watch_output = true;
   while (!stopping_) {
@@ -156,7 +152,7 @@ void StdioChannel::reader_loop() {
       }
       if (end_asked) {
         if (reading && !read_available(splitter, buffer)) return;
-        end_requested_input();
+        end_requested_input(/*reader_ends=*/false);
         continue;  // the pipe was drained: its poll result is stale
       }
     }
@@ -180,17 +176,8 @@ void StdioChannel::reader_loop() {
       release_input();
       continue;
     }
-    const auto now = Clock::now();
-    if (n > 0) {
-      events.clear();
-      splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), now, events);
-      for (auto& e : events) push(std::move(e));
-      hold_if_partial(splitter);
-      continue;
-    }
-    if (auto rest = splitter.finish(now)) push(std::move(*rest));
-    push(Incoming{Incoming::Kind::Eof, {}, 0, now});
-    return;
+    if (!queue_read(splitter, buffer, n)) return;
+    hold_if_partial(splitter);
   }
 }
 
@@ -209,31 +196,34 @@ void StdioChannel::end_input(Incoming::Kind why) {
   wake();
 }
 
-void StdioChannel::end_requested_input() {
-  {
-    const std::lock_guard lock(mutex_);
-    input_end_ = end_requested_;
-  }
+void StdioChannel::end_requested_input(bool reader_ends) {
+  const std::lock_guard lock(mutex_);
+  if (reader_ends) reader_running_ = false;
+  if (end_requested_ && !input_end_) input_end_ = end_requested_;
   arrived_.notify_all();
 }
 
 bool StdioChannel::read_available(LineSplitter& splitter, std::vector<char>& buffer) {
-  std::vector<Incoming> events;
   for (;;) {
     pollfd fd{in_fd_, POLLIN, 0};
     if (::poll(&fd, 1, 0) <= 0 || !(fd.revents & (POLLIN | POLLHUP | POLLERR))) return true;
     const auto n = ::read(in_fd_, buffer.data(), buffer.size());
     if (n < 0) return errno == EINTR || errno == EAGAIN;
-    const auto now = Clock::now();
-    if (n == 0) {
-      if (auto rest = splitter.finish(now)) push(std::move(*rest));
-      push(Incoming{Incoming::Kind::Eof, {}, 0, now});
-      return false;
-    }
-    events.clear();
-    splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), now, events);
-    for (auto& e : events) push(std::move(e));
+    if (!queue_read(splitter, buffer, n)) return false;
   }
+}
+
+bool StdioChannel::queue_read(LineSplitter& splitter, const std::vector<char>& buffer, ssize_t n) {
+  const auto now = Clock::now();
+  if (n <= 0) {
+    if (auto rest = splitter.finish(now)) push(std::move(*rest));
+    push(Incoming{Incoming::Kind::Eof, {}, 0, now});
+    return false;
+  }
+  std::vector<Incoming> events;
+  splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)), now, events);
+  for (auto& e : events) push(std::move(e));
+  return true;
 }
 
 Incoming StdioChannel::receive(Clock::time_point deadline) {
@@ -256,50 +246,41 @@ Incoming StdioChannel::receive(Clock::time_point deadline) {
   return in;
 }
 
-// Writes `bytes` (in `chunk`-byte writes, 0: as few as possible) and records the outcome
-// for `frames` frames carried by them. Call with out_mutex_ held.
-bool StdioChannel::write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
-                                SendResult& result) {
-  if (output_closed_) {
-    result.ok = false;
-    result.error = "the script closed the server's stdout";
-    return false;
-  }
-  const auto w = write_all(out_fd_, bytes, chunk);
-  if (!w.ok) {
-    result.ok = false;
-    result.error = errno_text(w.err);
-    return false;
-  }
-  result.writes.insert(result.writes.end(), frames, w.writes);
-  result.done.insert(result.done.end(), frames, w.last_write_started);
-  return true;
-}
-
 SendResult StdioChannel::send(const std::vector<std::string>& frames, const SendOptions& options) {
-  SendResult result;
-  {
-    const std::lock_guard lock(out_mutex_);
-    if (options.mode == WriteMode::Coalesced) {
-      std::string all;
-      for (const auto& f : frames) all += f + "\n";
-      write_locked(all, 0, frames.size(), result);
-    } else {
-      const std::size_t chunk = options.mode == WriteMode::Chopped ? options.chunk : 0;
-      for (const auto& f : frames) {
-        if (!write_locked(f + "\n", chunk, 1, result)) break;
-      }
-    }
+  if (options.mode == WriteMode::Coalesced) {
+    std::string all;
+    for (const auto& f : frames) all += f + "\n";
+    return write_out({all}, 0, frames.size());
   }
-  release_hold();
-  return result;
+  std::vector<std::string> lines;
+  for (const auto& f : frames) lines.push_back(f + "\n");
+  return write_out(lines, options.mode == WriteMode::Chopped ? options.chunk : 0, 1);
 }
 
 SendResult StdioChannel::send_raw(const std::string& bytes, std::size_t chunk, const std::string&) {
+  return write_out({bytes}, chunk, 1);
+}
+
+SendResult StdioChannel::write_out(const std::vector<std::string>& writes, std::size_t chunk,
+                                   std::size_t frames_each) {
   SendResult result;
   {
     const std::lock_guard lock(out_mutex_);
-    write_locked(bytes, chunk, 1, result);
+    for (const auto& bytes : writes) {
+      if (output_closed_) {
+        result.ok = false;
+        result.error = "the script closed the server's stdout";
+        break;
+      }
+      const auto w = write_all(out_fd_, bytes, chunk);
+      if (!w.ok) {
+        result.ok = false;
+        result.error = errno_text(w.err);
+        break;
+      }
+      result.writes.insert(result.writes.end(), frames_each, w.writes);
+      result.done.insert(result.done.end(), frames_each, w.last_write_started);
+    }
   }
   release_hold();
   return result;

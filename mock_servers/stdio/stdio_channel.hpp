@@ -1,6 +1,8 @@
 // The Channel over the server's own stdin/stdout/stderr, as an MCP client spawns it.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -52,12 +54,19 @@ class StdioChannel : public Channel {
   bool hold_input_at(std::size_t min_bytes) override;
 
  private:
-  bool write_locked(std::string_view bytes, std::size_t chunk, std::size_t frames,
-                    SendResult& result);
+  // Writes each of `writes` (in `chunk`-byte writes, 0: as few as possible) until one fails,
+  // recording the outcome for `frames_each` frames carried by each.
+  SendResult write_out(const std::vector<std::string>& writes, std::size_t chunk,
+                       std::size_t frames_each);
   void reader_loop();
   // Reader thread: queues what is in the pipe now, without waiting for more; false at EOF.
   bool read_available(LineSplitter& splitter, std::vector<char>& buffer);
-  void end_requested_input();
+  // Reader thread: queues what the `n` bytes read into `buffer` complete; at the end of input
+  // (n <= 0: end of file or a read error), what is left and Eof (false).
+  bool queue_read(LineSplitter& splitter, const std::vector<char>& buffer, ssize_t n);
+  // Reader thread: the input ends as end_input() asked, now that what was in the pipe is
+  // queued (`reader_ends`: the reader stops too).
+  void end_requested_input(bool reader_ends);
   void push(Incoming in);
   void wake();
   void release_input();
