@@ -21,14 +21,11 @@
 using namespace mcpping;
 
 int main(int argc, char** argv) {
-  if (argc == 2 && std::string(argv[1]) == "--help") {
-    std::printf("usage: %s --script FILE --evidence-dir DIR\n", argv[0]);
-    return 0;
-  }
+  const bool help = argc == 2 && std::string(argv[1]) == "--help";
   const auto args = parse_host_args(argc, argv);
-  if (!args) {
-    std::fprintf(stderr, "usage: %s --script FILE --evidence-dir DIR\n", argv[0]);
-    return kHostBadInput;
+  if (help || !args) {
+    std::fprintf(help ? stdout : stderr, "usage: %s --script FILE --evidence-dir DIR\n", argv[0]);
+    return help ? 0 : kHostBadInput;
   }
   prepare_host_signals();
 
@@ -40,6 +37,12 @@ int main(int argc, char** argv) {
     return kHostBadInput;
   }
   write_pid_file(args->evidence_dir);
+  const auto fail = [&](const std::string& what) {
+    transcript->fatal(what);
+    transcript->end("fatal");
+    std::fprintf(stderr, "%s\n", what.c_str());
+    return kHostBadInput;
+  };
 
   LoadedScript loaded;
   try {
@@ -51,10 +54,7 @@ int main(int argc, char** argv) {
           args->script, "/transport",
           "the HTTP mock server runs HTTP transports only, not \"" + transport + "\"");
   } catch (const std::exception& e) {
-    transcript->fatal(std::string("bad script: ") + e.what());
-    transcript->end("fatal");
-    std::fprintf(stderr, "bad script: %s\n", e.what());
-    return kHostBadInput;
+    return fail(std::string("bad script: ") + e.what());
   }
 
   const Json& resolved = loaded.resolved;
@@ -68,10 +68,7 @@ int main(int argc, char** argv) {
   try {
     channel.start();
   } catch (const std::exception& e) {
-    transcript->fatal(std::string("cannot serve HTTP: ") + e.what());
-    transcript->end("fatal");
-    std::fprintf(stderr, "cannot serve HTTP: %s\n", e.what());
-    return kHostBadInput;
+    return fail(std::string("cannot serve HTTP: ") + e.what());
   }
   const ShutdownWatcher watcher(
       *transcript, options.deadline + kHttpWatchdogGrace,
@@ -80,10 +77,7 @@ int main(int argc, char** argv) {
   // The runner waits for this line: the server accepts connections from now on.
   std::printf("%s\n", Json{{"url", channel.url()}}.dump().c_str());
   std::fflush(stdout);
-  {
-    Interpreter interpreter(resolved, std::move(loaded.script), channel, *transcript);
-    interpreter.run();
-  }
+  Interpreter(resolved, std::move(loaded.script), channel, *transcript).run();
   channel.stop();
   return 0;
 }

@@ -54,10 +54,7 @@ int main(int argc, char** argv) {
           " s after the case deadline (a write blocked on a client that stopped reading?)",
       channel);
   channel.start();
-  {
-    Interpreter interpreter(resolved, std::move(loaded.script), channel, *transcript);
-    interpreter.run();
-  }
+  Interpreter(resolved, std::move(loaded.script), channel, *transcript).run();
   channel.stop();
   return 0;
 }
