@@ -53,21 +53,28 @@ std::optional<std::string> base64_decode(std::string_view text) {
 
 std::string quoted(const std::string& text) { return safe_dump(Json(shorten(text, 80))); }
 
-// The header `name` (present) against the body value it mirrors (`body`, nullopt when the
-// body has none to compare): why it differs, or nullopt.
-std::optional<std::string> differs(const httplib::Request& req, const char* name,
-                                   const std::optional<std::string>& body, bool decode,
-                                   const std::string& body_field) {
-  if (!body) return std::nullopt;
-  const auto sent = req.get_header_value(name);
-  const auto value = decode ? decode_header_value(sent) : std::optional<std::string>(sent);
+// A header a request POST mirrors from its body: its rules, the body value (nullopt: none),
+// whether it is required without one, whether it may come Base64-encoded (Mcp-Name only).
+struct Mirror {
+  const char* header;
+  HttpRuleId missing, mismatch;
+  std::optional<std::string> body;
+  std::string body_field;
+  bool required, decode;
+};
+
+// The header (present) against the body value it mirrors: why it differs, or nullopt.
+std::optional<std::string> differs(const httplib::Request& req, const Mirror& m) {
+  if (!m.body) return std::nullopt;
+  const auto sent = req.get_header_value(m.header);
+  const auto value = m.decode ? decode_header_value(sent) : std::optional<std::string>(sent);
   if (!value)
-    return std::string(name) + " " + quoted(sent) +
+    return std::string(m.header) + " " + quoted(sent) +
            " uses the =?base64?...?= form with invalid Base64";
   // "Header values (such as method names) are case-sensitive."
-  if (*value == *body) return std::nullopt;
-  return std::string(name) + " " + quoted(sent) + ", but the body's " + body_field + " is " +
-         quoted(*body);
+  if (*value == *m.body) return std::nullopt;
+  return std::string(m.header) + " " + quoted(sent) + ", but the body's " + m.body_field + " is " +
+         quoted(*m.body);
 }
 
 }  // namespace
@@ -99,15 +106,6 @@ std::vector<Rejection> modern_header_problems(const httplib::Request& req, const
   std::vector<Rejection> out;
   if (!message.is_object() || !is_request(message)) return out;
   const auto name = mirrored_name(message);
-  // Each header: its rules, the body value it mirrors, whether it is required without one,
-  // whether it may come Base64-encoded (Mcp-Name only).
-  struct Mirror {
-    const char* header;
-    HttpRuleId missing, mismatch;
-    std::optional<std::string> body;
-    std::string body_field;
-    bool required, decode;
-  };
   const Mirror mirrors[] = {
       {"MCP-Protocol-Version", HttpRuleId::ModernVersionMissing, HttpRuleId::ModernVersionMismatch,
        meta_protocol_version(message), std::string("_meta ") + kMetaProtocolVersion, true, false},
@@ -120,7 +118,7 @@ std::vector<Rejection> modern_header_problems(const httplib::Request& req, const
   for (const auto& m : mirrors) {
     if (!req.has_header(m.header)) {
       if (m.required) out.push_back({m.missing, std::string("no ") + m.header + " header"});
-    } else if (auto why = differs(req, m.header, m.body, m.decode, m.body_field)) {
+    } else if (auto why = differs(req, m)) {
       out.push_back({m.mismatch, std::move(*why)});
     }
   }

@@ -191,16 +191,6 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::BeforeSession:
     case HttpRuleId::GetBeforeSessionId:
       return request + " before initialize: " + note;
-    case HttpRuleId::ProtocolVersion:
-    case HttpRuleId::OtherVersion:
-    case HttpRuleId::UnsupportedVersion:
-    case HttpRuleId::ModernVersionMissing:
-    case HttpRuleId::ModernVersionMismatch:
-    case HttpRuleId::MethodMissing:
-    case HttpRuleId::MethodMismatch:
-    case HttpRuleId::NameMissing:
-    case HttpRuleId::NameMismatch:
-      return request + ": " + note;
     case HttpRuleId::ModernGetOrDelete:
       return request + " in a 2026-07-28 session: " + note;
     case HttpRuleId::PostAccept:
@@ -214,10 +204,11 @@ std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const
     case HttpRuleId::BatchedInitialize:
     case HttpRuleId::MixedBatch:
       return note + ": " + shorten(body, 200);
-    default:  // BodyTooLarge, and the rules that record no check
-      break;
+    case HttpRuleId::BodyTooLarge:
+      return note;
+    default:  // the protocol-version and request metadata header rules
+      return request + ": " + note;
   }
-  return note;
 }
 
 }  // namespace mcpping
