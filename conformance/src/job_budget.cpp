@@ -1,10 +1,12 @@
 #include "conformance/job_budget.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 namespace mcpping {
 
@@ -16,9 +18,15 @@ unsigned jobs_for(const StartupCost& cost, unsigned cores, double startup_budget
   // to the others); wall time stands in only when no CPU time was measured.
   const double per_start = cost.cpu_s > 0 ? cost.cpu_s : cost.wall_s;
   if (per_start <= 0) return most;
-  const double fits =
-      std::floor(static_cast<double>(std::max(1u, cores)) * startup_budget_s / (4.0 * per_start));
+  const double fits = std::floor(free_cores(cost, cores) * startup_budget_s / (4.0 * per_start));
   return static_cast<unsigned>(std::clamp(fits, 1.0, static_cast<double>(most)));
+}
+
+double free_cores(const StartupCost& cost, unsigned cores) {
+  const double all = std::max(1u, cores);
+  if (cost.wall_s <= 0) return all;
+  const double left = all - cost.others_cpu_s / cost.wall_s;
+  return std::clamp(std::max(left, cost.cpu_s / cost.wall_s), 0.0, all);
 }
 
 double reaped_children_cpu_s() {
@@ -30,9 +38,23 @@ double reaped_children_cpu_s() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-std::string describe_jobs_choice(const StartupCost& cost, unsigned jobs, const std::string& what) {
-  char figures[96];
-  std::snprintf(figures, sizeof figures, "%.2f CPU-s (%.2f s wall)", cost.cpu_s, cost.wall_s);
+double machine_cpu_s() {
+  // The first line adds up every core: "cpu user nice system idle iowait irq softirq steal".
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  double ticks[8] = {};
+  if (!(stat >> label) || label != "cpu") return 0;
+  for (double& t : ticks) stat >> t;
+  if (!stat) return 0;
+  const double busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7];
+  return busy / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+std::string describe_jobs_choice(const StartupCost& cost, unsigned cores, unsigned jobs,
+                                 const std::string& what) {
+  char figures[128];
+  std::snprintf(figures, sizeof figures, "%.2f CPU-s (%.2f s wall), %.1f of %u cores free",
+                cost.cpu_s, cost.wall_s, free_cores(cost, cores), std::max(1u, cores));
   return what + " start-up: " + figures + ": " + std::to_string(jobs) +
          (jobs == 1 ? " case" : " cases") + " at once";
 }

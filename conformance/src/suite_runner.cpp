@@ -172,6 +172,7 @@ class SuiteRun {
   unsigned choose_jobs(CaseSchedule& schedule) {
     StartupCost cost;
     const double cpu_before = reaped_children_cpu_s();
+    const double machine_before = machine_cpu_s();
     std::string what = "driver";
     std::optional<std::size_t> ran;
     if (options_.precheck) {
@@ -188,9 +189,10 @@ class SuiteRun {
       what = "harness (its first case alone)";
     }
     cost.cpu_s = reaped_children_cpu_s() - cpu_before;
-    const unsigned jobs =
-        jobs_for(cost, std::thread::hardware_concurrency(), timeouts_.at("startup_ms") / 1000.0);
-    run_.info.jobs_choice = describe_jobs_choice(cost, jobs, what);
+    cost.others_cpu_s = std::max(0.0, machine_cpu_s() - machine_before - cost.cpu_s);
+    const unsigned cores = std::thread::hardware_concurrency();
+    const unsigned jobs = jobs_for(cost, cores, timeouts_.at("startup_ms") / 1000.0);
+    run_.info.jobs_choice = describe_jobs_choice(cost, cores, jobs, what);
     {
       const std::lock_guard lock(output_);
       out_ << run_.info.jobs_choice << "\n" << std::flush;
