@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/check_registry.hpp"
+#include "core/text.hpp"
 #include "reports/markdown.hpp"
 
 namespace mcpping {
@@ -34,11 +35,13 @@ std::pair<std::string, std::string> spec_cells(const std::vector<std::string>& k
   return {binding.empty() ? "(none: a record)" : binding, context};
 }
 
-std::string check_row(const std::string& name, const CheckDef& check, const SpecReferences& refs) {
+// A row of a check table; `kind` is the kind column's text (built-in checks), empty for none.
+std::string check_row(const std::string& name, const CheckDef& check, const SpecReferences& refs,
+                      const std::string& kind = "") {
   const auto [binding, context] = spec_cells(check.spec, refs);
   const auto premise = check.premise.empty() ? "" : "<br>judged only when " + check.premise;
-  return "| " + name + premise + " | " + std::string(to_string(check.level)) + " | " + binding +
-         " | " + context + " |\n";
+  return "| " + name + premise + " | " + (kind.empty() ? "" : kind + " | ") +
+         std::string(to_string(check.level)) + " | " + binding + " | " + context + " |\n";
 }
 
 // The checks the suite records in every case, from the registry.
@@ -50,18 +53,8 @@ std::string builtin_section(const SpecReferences& refs) {
       "| check | kind | level | binds the client | also cites |\n|---|---|---|---|---|\n";
   for (const auto& b : builtin_checks()) {
     const auto check = builtin_check(b.id);
-    const auto [binding, context] = spec_cells(check.spec, refs);
-    out += "| `" + check.id + "`" +
-           (check.premise.empty() ? "" : "<br>judged only when " + check.premise) + " | " +
-           std::string(to_string(check.kind)) + " | " + std::string(to_string(check.level)) +
-           " | " + binding + " | " + context + " |\n";
+    out += check_row("`" + check.id + "`", check, refs, std::string(to_string(check.kind)));
   }
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
 }
 
@@ -111,38 +104,33 @@ std::string catalogue_markdown(const std::vector<Scenario>& scenarios, const Spe
          "Every case also has the checks "
          "`driver:exit`, and where they apply `driver:completed` and `transport:*` "
          "(docs/verdicts.md).\n\n";
-  std::map<std::string, std::vector<const Scenario*>> by_area;
-  std::vector<std::string> areas;
-  for (const auto& scenario : scenarios) {
-    const std::string area = scenario.id.substr(0, scenario.id.find('/'));
-    if (by_area[area].empty()) areas.push_back(area);
-    by_area[area].push_back(&scenario);
-  }
   out << transport_matrix(scenarios) << "\n" << builtin_section(refs);
-  for (const auto& area : areas) {
-    out << "\n## " << area << "\n";
-    for (const Scenario* scenario : by_area[area]) {
-      out << "\n### <a id=\"" << scenario->id << "\"></a>`" << scenario->id
-          << "`: " << scenario->title << "\n\n"
-          << scenario->description << "\n\n"
-          << "- Catches: " << scenario->catches << "\n"
-          << "- Transports: " << joined(scenario->transports) << "\n";
-      for (const auto& [transport, why] : scenario->not_on)
-        out << "- Not on " << transport << ": " << why << "\n";
-      out << "- Revisions: " << scenario->revision_from << " to " << scenario->revision_until
-          << "\n\n"
-          << "| check | level | binds the client | also cites |\n|---|---|---|---|\n";
-      for (const auto& check : scenario->script_checks) {
-        out << check_row(
-            "`" + scenario->id + ":" + check.id + "`" +
-                (check.transports.empty() ? "" : " (" + joined(check.transports) + " only)"),
-            check, refs);
-      }
-      for (const auto& driver_check : scenario->driver_checks) {
-        out << check_row("`" + scenario->id + ":" + driver_check.check.id + "` (driver step " +
-                             std::to_string(driver_check.step) + ")",
-                         driver_check.check, refs);
-      }
+  // Sorted by id (load_catalogue), the cases of an area come together.
+  std::string area;
+  for (const auto& scenario : scenarios) {
+    if (scenario.id.substr(0, scenario.id.find('/')) != area) {
+      area = scenario.id.substr(0, scenario.id.find('/'));
+      out << "\n## " << area << "\n";
+    }
+    out << "\n### <a id=\"" << scenario.id << "\"></a>`" << scenario.id << "`: " << scenario.title
+        << "\n\n"
+        << scenario.description << "\n\n"
+        << "- Catches: " << scenario.catches << "\n"
+        << "- Transports: " << join(scenario.transports, ", ") << "\n";
+    for (const auto& [transport, why] : scenario.not_on)
+      out << "- Not on " << transport << ": " << why << "\n";
+    out << "- Revisions: " << scenario.revision_from << " to " << scenario.revision_until << "\n\n"
+        << "| check | level | binds the client | also cites |\n|---|---|---|---|\n";
+    for (const auto& check : scenario.script_checks) {
+      out << check_row(
+          "`" + scenario.id + ":" + check.id + "`" +
+              (check.transports.empty() ? "" : " (" + join(check.transports, ", ") + " only)"),
+          check, refs);
+    }
+    for (const auto& driver_check : scenario.driver_checks) {
+      out << check_row("`" + scenario.id + ":" + driver_check.check.id + "` (driver step " +
+                           std::to_string(driver_check.step) + ")",
+                       driver_check.check, refs);
     }
   }
   return out.str();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <stdexcept>
 
 #include "conformance/case_plan.hpp"
 #include "core/check.hpp"
@@ -14,22 +13,11 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-// Higher is more demanding. Level's own order is not this one (Info sits before May).
+// Higher is more demanding: MUST > SHOULD > MAY > INFO, not Level's own order.
 int rank(Level level) {
-  switch (level) {
-    case Level::Must:
-      return 3;
-    case Level::Should:
-      return 2;
-    case Level::May:
-      return 1;
-    case Level::Info:
-      return 0;
-  }
-  return 0;
+  constexpr int kRanks[] = {3, 2, 0, 1};  // Must, Should, Info, May: Level's enumerators
+  return kRanks[static_cast<std::size_t>(level)];
 }
-
-std::string level_name(Level level) { return std::string(to_string(level)); }
 
 // The scenario's transports the check applies to, in the scenario's order.
 std::vector<std::string> check_transports(const Scenario& scenario, const CheckDef& check) {
@@ -44,7 +32,7 @@ OrderedJson check_json(const Scenario& scenario, const CheckDef& check, const ch
                        const SpecReferences* refs) {
   OrderedJson out = {{"id", check.id},
                      {"kind", kind},
-                     {"level", level_name(check.level)},
+                     {"level", to_string(check.level)},
                      {"about", to_string(check.kind)},
                      {"premise", check.premise},
                      {"implicit", is_reserved_check_id(check.id)},
@@ -59,7 +47,7 @@ OrderedJson builtin_checks_json(const SpecReferences* refs) {
   for (const auto& b : builtin_checks()) {
     const auto check = builtin_check(b.id);
     OrderedJson entry = {{"id", check.id},
-                         {"level", level_name(check.level)},
+                         {"level", to_string(check.level)},
                          {"about", to_string(check.kind)},
                          {"premise", check.premise},
                          {"spec", check.spec}};
@@ -85,8 +73,8 @@ OrderedJson case_json(const Scenario& scenario, const SpecReferences* refs) {
           {"not_on", scenario.not_on},
           {"revisions", {{"from", scenario.revision_from}, {"until", scenario.revision_until}}},
           {"exclusive", scenario.exclusive},
-          {"deadline_kill", level_name(scenario.deadline_kill)},
-          {"level", level_name(highest_level(scenario))},
+          {"deadline_kill", to_string(scenario.deadline_kill)},
+          {"level", to_string(highest_level(scenario))},
           {"checks", std::move(checks)}};
 }
 

@@ -13,36 +13,39 @@ namespace mcpping {
 
 namespace {
 
-// A check as the runner observed it (driver exit, driver lines, a missing transcript).
-struct Observation {
-  CheckDef check;
-  Outcome outcome = Outcome::Met;
-  std::string expected;
-  std::string actual;
-};
-
-CheckResult judged(const std::string& case_id, const Observation& o, const SpecReferences& refs) {
+// `at_ms`: the record's time in the transcript, for a record of the mock server's.
+CheckResult judged(const std::string& case_id, const CheckRecord& record,
+                   const SpecReferences& refs, std::optional<double> at_ms = std::nullopt) {
   CheckResult check;
-  check.id = case_id + ":" + o.check.id;
-  check.short_id = o.check.id;
-  check.level = o.check.level;
-  check.outcome = o.outcome;
-  check.verdict = judge(o.check.level, o.outcome);
-  check.kind = o.check.kind;
-  check.spec = resolve_spec(o.check.spec, refs);
-  check.expected = o.expected;
-  check.actual = o.actual;
+  check.id = case_id + ":" + record.check.id;
+  check.short_id = record.check.id;
+  check.level = record.check.level;
+  check.outcome = record.outcome;
+  check.verdict = judge(record.check.level, record.outcome);
+  check.kind = record.check.kind;
+  check.spec = resolve_spec(record.check.spec, refs);
+  check.expected = record.expected;
+  check.actual = record.actual;
+  check.latency_ms = record.latency_ms;
+  check.burst = record.burst;
+  check.at_ms = at_ms;
   return check;
 }
 
-CheckResult judged(const std::string& case_id, const CheckRecord& record,
-                   const SpecReferences& refs) {
-  auto check = judged(
-      case_id, Observation{record.check, record.outcome, record.expected, record.actual}, refs);
-  check.latency_ms = record.latency_ms;
-  check.burst = record.burst;
-  check.at_ms = record.t;
-  return check;
+// A check the runner observed itself (driver exit, driver lines, a missing transcript).
+CheckRecord observation(CheckDef check, Outcome outcome, std::string expected, std::string actual) {
+  CheckRecord record;
+  record.check = std::move(check);
+  record.outcome = outcome;
+  record.expected = std::move(expected);
+  record.actual = std::move(actual);
+  return record;
+}
+
+// The same of built-in check `id`, with the registry's Expected.
+CheckRecord builtin_observation(std::string_view id, Outcome outcome, std::string actual) {
+  return observation(builtin_check(id), outcome, std::string(builtin_expected(id)),
+                     std::move(actual));
 }
 
 using Cause = NotJudgedCheck::Cause;
@@ -67,34 +70,31 @@ std::string why_not_reached(const TranscriptRecords& transcript) {
 // or close failed), and exits 0 when it completed: that status stands in for the driver
 // checks, which judge step lines a harness never prints, at their level. Killed by a signal,
 // it crashed: MUST, as driver:exit.
-Observation harness_exit(const Scenario& scenario, const ChildOutcome& harness) {
+CheckRecord harness_exit(const Scenario& scenario, const ChildOutcome& harness) {
   const bool completed = harness.kind == ChildOutcome::Kind::kExited && harness.exit_code == 0;
-  auto check = builtin_check("harness:exit");
-  if (harness.kind == ChildOutcome::Kind::kExited) check.level = scenario.harness_exit;
-  return Observation{std::move(check), completed ? Outcome::Met : Outcome::Broken,
-                     std::string(builtin_expected("harness:exit")),
-                     completed ? "exit 0"
-                               : "the harness did not complete: " + describe(harness) +
-                                     " (its client.stderr says why)"};
+  auto record = builtin_observation(
+      "harness:exit", completed ? Outcome::Met : Outcome::Broken,
+      completed
+          ? "exit 0"
+          : "the harness did not complete: " + describe(harness) + " (its client.stderr says why)");
+  if (harness.kind == ChildOutcome::Kind::kExited) record.check.level = scenario.harness_exit;
+  return record;
 }
 
-// What driver:completed expects, in the words of what ran: a driver, or a harness.
-std::string completion_expected(const CaseObservations& observed) {
-  return observed.official_harness ? "the harness completes before the case deadline"
-                                   : std::string(builtin_expected("driver:completed"));
-}
-
-// driver:completed, at the level the case sets for a hang ("deadline_kill").
-CheckDef completion_check(const Scenario& scenario) {
-  auto check = builtin_check("driver:completed");
-  check.level = scenario.deadline_kill;
-  return check;
+// driver:completed broken, at the level the case sets for a hang ("deadline_kill"), expected
+// in the words of what ran: a driver, or a harness.
+CheckRecord not_completed(const Scenario& scenario, const CaseObservations& observed,
+                          std::string actual) {
+  auto record = builtin_observation("driver:completed", Outcome::Broken, std::move(actual));
+  record.check.level = scenario.deadline_kill;
+  if (observed.official_harness) record.expected = "the harness completes before the case deadline";
+  return record;
 }
 
 // A driver that exits with an error only once the mock server gave up at the case deadline,
 // with a step still unreported, hung: the exit ends a wait, it is no crash (Node.js exits 13
 // when its event loop empties while the awaited call is still pending).
-std::optional<Observation> exited_once_abandoned(const Scenario& scenario,
+std::optional<CheckRecord> exited_once_abandoned(const Scenario& scenario,
                                                  const ChildOutcome& driver,
                                                  const CaseObservations& observed) {
   const auto& steps = observed.driver_report.steps;
@@ -108,35 +108,33 @@ std::optional<Observation> exited_once_abandoned(const Scenario& scenario,
     waiting =
         "step " + std::to_string(steps.size()) + " (" + step.value("op", "") + ") never returned";
   }
-  return Observation{completion_check(scenario), Outcome::Broken, completion_expected(observed),
-                     "the client hung: " + waiting + " before the case deadline; its " +
-                         describe(driver) + " came only once the mock server gave up"};
+  return not_completed(scenario, observed,
+                       "the client hung: " + waiting + " before the case deadline; its " +
+                           describe(driver) + " came only once the mock server gave up");
 }
 
 // The driver's own fate: crash, hang, or a clean exit.
-std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutcome& driver,
+std::optional<CheckRecord> driver_fate(const Scenario& scenario, const ChildOutcome& driver,
                                        const CaseObservations& observed) {
   if (auto hung = exited_once_abandoned(scenario, driver, observed)) return hung;
   if (observed.official_harness && driver.kind != ChildOutcome::Kind::kTimedOut &&
       driver.kind != ChildOutcome::Kind::kSpawnFailed) {
     return harness_exit(scenario, driver);
   }
-  const auto exit = builtin_check("driver:exit");
-  const std::string expected_exit(builtin_expected("driver:exit"));
   switch (driver.kind) {
     case ChildOutcome::Kind::kExited:
-      if (driver.exit_code == 0) return Observation{exit, Outcome::Met, expected_exit, "exit 0"};
+      if (driver.exit_code == 0) return builtin_observation("driver:exit", Outcome::Met, "exit 0");
       [[fallthrough]];
     case ChildOutcome::Kind::kSignaled:
-      return Observation{exit, Outcome::Broken, expected_exit,
-                         "the client crashed: " + describe(driver)};
+      return builtin_observation("driver:exit", Outcome::Broken,
+                                 "the client crashed: " + describe(driver));
     case ChildOutcome::Kind::kTimedOut:
-      return Observation{completion_check(scenario), Outcome::Broken, completion_expected(observed),
-                         observed.transcript.client_spoke
-                             ? "the client hung: " + describe(driver)
-                             : "the client never reached the mock server (no line, no request), "
-                               "and was " +
-                                   describe(driver)};
+      return not_completed(scenario, observed,
+                           observed.transcript.client_spoke
+                               ? "the client hung: " + describe(driver)
+                               : "the client never reached the mock server (no line, no request), "
+                                 "and was " +
+                                     describe(driver));
     case ChildOutcome::Kind::kSpawnFailed:
       break;  // an ERROR, decided before any check
   }
@@ -145,7 +143,7 @@ std::optional<Observation> driver_fate(const Scenario& scenario, const ChildOutc
 
 // A clean exit that came only because the mock server gave up at the case deadline: some
 // step (typically close) waited on a server that was still there.
-std::optional<Observation> hung_step(const Scenario& scenario, const ChildOutcome& driver,
+std::optional<CheckRecord> hung_step(const Scenario& scenario, const ChildOutcome& driver,
                                      const CaseObservations& observed) {
   const auto& steps = observed.driver_report.steps;
   if (driver.kind != ChildOutcome::Kind::kExited || driver.exit_code != 0 ||
@@ -154,10 +152,10 @@ std::optional<Observation> hung_step(const Scenario& scenario, const ChildOutcom
   const std::string late = steps.empty() ? "the harness exited only after that"
                                          : "step " + std::to_string(steps.back().step) + " (" +
                                                steps.back().op + ") returned only after that";
-  return Observation{completion_check(scenario), Outcome::Broken, completion_expected(observed),
-                     "the client was still connected when the mock server gave up at the case "
-                     "deadline; " +
-                         late};
+  return not_completed(scenario, observed,
+                       "the client was still connected when the mock server gave up at the case "
+                       "deadline; " +
+                           late);
 }
 
 std::string driver_line_expected(const Scenario& scenario, const DriverCheck& driver_check) {
@@ -166,19 +164,20 @@ std::string driver_line_expected(const Scenario& scenario, const DriverCheck& dr
          driver_check.expect.dump();
 }
 
-Observation driver_line(const Scenario& scenario, const DriverCheck& driver_check,
+CheckRecord driver_line(const Scenario& scenario, const DriverCheck& driver_check,
                         const CaseObservations& observed) {
   const auto& report = observed.driver_report;
   const std::string op = scenario.driver_steps[driver_check.step].value("op", "");
   const std::string expected = driver_line_expected(scenario, driver_check);
   if (driver_check.step >= report.steps.size()) {
-    return {driver_check.check, Outcome::Broken, expected,
-            "the driver printed no line for step " + std::to_string(driver_check.step) + " (" + op +
-                ")"};
+    return observation(driver_check.check, Outcome::Broken, expected,
+                       "the driver printed no line for step " + std::to_string(driver_check.step) +
+                           " (" + op + ")");
   }
   const Json& line = report.steps[driver_check.step].line;
   const bool met = matches(driver_check.expect, line, Captures{});
-  return {driver_check.check, met ? Outcome::Met : Outcome::Broken, expected, safe_dump(line)};
+  return observation(driver_check.check, met ? Outcome::Met : Outcome::Broken, expected,
+                     safe_dump(line));
 }
 
 // The session ran at a revision the case, or its transport, does not cover: the mock server
@@ -285,7 +284,7 @@ void script_checks(const Scenario& scenario, const CaseObservations& observed,
           scenario.id, def, record->expected,
           "its premise never happened: " + def.premise + ": " + record->actual, Cause::kPremise));
     } else if (record) {
-      out.checks.push_back(judged(scenario.id, *record, refs));
+      out.checks.push_back(judged(scenario.id, *record, refs, record->t));
     } else if (transcript.unsupported) {
       out.not_judged.push_back(not_judged(scenario.id, def, "",
                                           "not reached behind a skip: " + *transcript.unsupported,
@@ -293,7 +292,7 @@ void script_checks(const Scenario& scenario, const CaseObservations& observed,
     } else {
       out.checks.push_back(judged(
           scenario.id,
-          Observation{def, Outcome::NotReached, "", "not reached: " + why_not_reached(transcript)},
+          observation(def, Outcome::NotReached, "", "not reached: " + why_not_reached(transcript)),
           refs));
     }
   }
@@ -308,7 +307,7 @@ void recorded_on_its_own(const Scenario& scenario, const TranscriptRecords& tran
   std::map<std::string, std::size_t> own;  // implicit check id -> index in out.checks
   for (std::size_t i = 0; i < transcript.checks.size(); ++i) {
     if (used[i] || transcript.checks[i].outcome == Outcome::NotJudged) continue;
-    auto check = judged(scenario.id, transcript.checks[i], refs);
+    auto check = judged(scenario.id, transcript.checks[i], refs, transcript.checks[i].t);
     const auto seen = transcript.checks[i].implicit ? own.find(check.id) : own.end();
     if (seen == own.end()) {
       if (transcript.checks[i].implicit) own.emplace(check.id, out.checks.size());
@@ -355,19 +354,17 @@ void fate_checks(const Scenario& scenario, const CaseObservations& observed,
       }
     }
   } else {
-    out.not_judged.push_back(not_judged(scenario.id, builtin_check("driver:exit"),
-                                        std::string(builtin_expected("driver:exit")),
-                                        kNoDriverInServe, Cause::kNoDriver));
-    out.not_judged.push_back(not_judged(scenario.id, completion_check(scenario),
-                                        std::string(builtin_expected("driver:completed")),
-                                        kNoDriverInServe, Cause::kNoDriver));
+    for (const auto& record : {builtin_observation("driver:exit", Outcome::Broken, ""),
+                               not_completed(scenario, observed, "")}) {
+      out.not_judged.push_back(not_judged(scenario.id, record.check, record.expected,
+                                          kNoDriverInServe, Cause::kNoDriver));
+    }
   }
   if (!observed.transcript.present) {
     out.checks.push_back(
         judged(scenario.id,
-               Observation{builtin_check("transport:server-started"), Outcome::Broken,
-                           std::string(builtin_expected("transport:server-started")),
-                           "no transcript: the client never started the mock server"},
+               builtin_observation("transport:server-started", Outcome::Broken,
+                                   "no transcript: the client never started the mock server"),
                refs));
   }
 }
@@ -383,10 +380,8 @@ Evaluation never_started(const Scenario& scenario, const CaseObservations& obser
   if (observed.driver)
     actual += "; the " + std::string(observed.official_harness ? "harness" : "driver") + " " +
               describe(*observed.driver);
-  out.checks.push_back(judged(scenario.id,
-                              Observation{builtin_check("driver:started"), Outcome::Broken,
-                                          std::string(builtin_expected("driver:started")), actual},
-                              refs));
+  out.checks.push_back(
+      judged(scenario.id, builtin_observation("driver:started", Outcome::Broken, actual), refs));
   const auto why = "its premise never happened: the client did not start within " + budget_s + " s";
   for (const auto& def : scenario.script_checks) {
     if (def.applies_to(observed.transport))
@@ -419,29 +414,21 @@ void nothing_judged(Evaluation& out) {
 }  // namespace
 
 std::optional<Verdict> subject_verdict(const std::vector<CheckResult>& checks) {
-  std::optional<Verdict> failing, passing;
-  bool informational = false;
+  std::optional<Verdict> failing;
+  bool passing = false, informational = false;
   for (const auto& check : checks) {
     if (check.kind == CheckKind::Collateral) continue;
-    switch (check.verdict) {
-      case Verdict::NonStrict:
-      case Verdict::Fail:
-      case Verdict::Error:
-        failing = worst(failing.value_or(check.verdict), check.verdict);
-        break;
-      case Verdict::Pass:
-        // A driver that merely exited is no evidence about the subject.
-        if (check.kind == CheckKind::Subject) passing = Verdict::Pass;
-        break;
-      case Verdict::Informational:
-        informational = true;
-        break;
-      case Verdict::Unsupported:
-        break;
+    if (verdict_fails(check.verdict, true)) {  // NON_STRICT, FAIL or ERROR
+      failing = worst(failing.value_or(check.verdict), check.verdict);
+    } else if (check.verdict == Verdict::Pass) {
+      // A driver that merely exited is no evidence about the subject.
+      passing = passing || check.kind == CheckKind::Subject;
+    } else if (check.verdict == Verdict::Informational) {
+      informational = true;
     }
   }
   if (failing) return failing;
-  if (passing) return passing;
+  if (passing) return Verdict::Pass;
   if (informational) return Verdict::Informational;
   return std::nullopt;
 }

@@ -1,31 +1,21 @@
 #include "conformance/judge.hpp"
 
+#include <cstddef>
+
 namespace mcpping {
 
 Verdict judge(Level level, Outcome outcome) {
   if (outcome == Outcome::NotJudged) return Verdict::Informational;  // not asked; never blame
-  switch (level) {
-    case Level::Info:
-      return Verdict::Informational;
-    case Level::May:
-      return outcome == Outcome::Met ? Verdict::Pass : Verdict::Informational;
-    case Level::Should:
-      return outcome == Outcome::Met ? Verdict::Pass : Verdict::NonStrict;
-    case Level::Must:
-      break;
-  }
-  switch (outcome) {
-    case Outcome::Met:
-      return Verdict::Pass;
-    case Outcome::Degraded:
-      return Verdict::NonStrict;
-    case Outcome::Broken:
-    case Outcome::NotReached:
-      return Verdict::Fail;
-    case Outcome::NotJudged:
-      break;
-  }
-  return Verdict::Fail;
+  using V = Verdict;
+  // The table of judge.hpp: rows in the order of Level's enumerators, columns in the order of
+  // Outcome's (met, degraded, broken, not reached).
+  constexpr Verdict kVerdicts[4][4] = {
+      {V::Pass, V::NonStrict, V::Fail, V::Fail},                                 // MUST
+      {V::Pass, V::NonStrict, V::NonStrict, V::NonStrict},                       // SHOULD
+      {V::Informational, V::Informational, V::Informational, V::Informational},  // INFO
+      {V::Pass, V::Informational, V::Informational, V::Informational},           // MAY
+  };
+  return kVerdicts[static_cast<std::size_t>(level)][static_cast<std::size_t>(outcome)];
 }
 
 }  // namespace mcpping

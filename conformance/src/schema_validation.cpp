@@ -208,17 +208,14 @@ SchemaSet::SchemaSet(const fs::path& dir) : impl_(std::make_unique<Impl>()) {
     const auto& definitions = r.document["definitions"];
     for (const auto& [name, definition] : definitions.items()) {
       r.definitions.insert(name);
-      const Json method = definition.is_object() && definition.contains("properties") &&
-                                  definition["properties"].is_object()
-                              ? definition["properties"].value("method", Json::object())
-                              : Json::object();
-      if (!method.is_object() || !method.contains("const") || !method["const"].is_string())
-        continue;
+      static const Json::json_pointer kMethod("/properties/method/const");
+      const Json method = definition.is_object() ? definition.value(kMethod, Json()) : Json();
+      if (!method.is_string()) continue;
       // A union (ClientNotification, ServerRequest...) yields to the definition itself.
       const auto is_union = [](const std::string& n) {
         return n.rfind("Client", 0) == 0 || n.rfind("Server", 0) == 0;
       };
-      auto& slot = r.by_method[method["const"].get<std::string>()];
+      auto& slot = r.by_method[method.get<std::string>()];
       if (slot.empty() || (is_union(slot) && !is_union(name))) slot = name;
     }
     const auto pick = [&](std::initializer_list<const char*> names) {
@@ -317,12 +314,6 @@ std::string named(const Json& message, const std::optional<std::string>& answers
   return "the response" + id + " to no request of the server's";
 }
 
-std::string at_ms(double t) {
-  char text[32];
-  std::snprintf(text, sizeof text, "+%.1f ms", t);
-  return text;
-}
-
 }  // namespace
 
 std::optional<CheckRecord> schema_check(const TranscriptRecords& transcript,
@@ -356,8 +347,8 @@ std::optional<CheckRecord> schema_check(const TranscriptRecords& transcript,
     ++invalid;
     if (!first_invalid_at) first_invalid_at = record.value("t", 0.0);
     if (named_errors.size() < kNamed)
-      named_errors.push_back(at_ms(record.value("t", 0.0)) + " " + named(message, answers) + ": " +
-                             *validation.error);
+      named_errors.push_back("+" + format_ms(record.value("t", 0.0)) + " ms " +
+                             named(message, answers) + ": " + *validation.error);
   }
   if (messages == 0) return std::nullopt;
   CheckRecord out;

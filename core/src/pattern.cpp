@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 
 namespace mcpping {
 
@@ -21,28 +22,40 @@ bool same_integer(const Json& a, const Json& b) {
   return a.get<std::uint64_t>() == b.get<std::uint64_t>();
 }
 
-// Replaces every "${ref}" in `text` by the referenced value's text; false if one is missing.
+// Every "name.path" named by a "${...}" inside `text`, in order, each with the text before
+// it; `rest` is the text after the last one.
+struct EmbeddedRef {
+  std::string_view before, ref;
+};
+std::vector<EmbeddedRef> embedded_refs(std::string_view text, std::string_view& rest) {
+  std::vector<EmbeddedRef> refs;
+  std::size_t open;
+  while ((open = text.find("${")) != std::string_view::npos) {
+    const auto close = text.find('}', open + 2);
+    if (close == std::string_view::npos) break;
+    refs.push_back({text.substr(0, open), text.substr(open + 2, close - open - 2)});
+    text.remove_prefix(close + 1);
+  }
+  rest = text;
+  return refs;
+}
+
+// Replaces every "${ref}" in `text` by the referenced value's text; false, naming the ref in
+// `missing`, if one is not captured.
 bool interpolate(std::string_view text, const Captures& captures, std::string& out,
-                 std::string* missing) {
+                 std::string& missing) {
   out.clear();
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const auto open = text.find("${", pos);
-    const auto close = open == std::string_view::npos ? open : text.find('}', open + 2);
-    if (open == std::string_view::npos || close == std::string_view::npos) {
-      out.append(text.substr(pos));
-      break;
-    }
-    out.append(text.substr(pos, open - pos));
-    const auto ref = text.substr(open + 2, close - open - 2);
+  std::string_view rest;
+  for (const auto& [before, ref] : embedded_refs(text, rest)) {
+    out.append(before);
     const auto value = resolve_ref(ref, captures);
     if (!value) {
-      if (missing) *missing = std::string(ref);
+      missing = std::string(ref);
       return false;
     }
     out += value_text(*value);
-    pos = close + 1;
   }
+  out.append(rest);
   return true;
 }
 
@@ -152,7 +165,7 @@ std::optional<bool> match_template(const std::string& text, const Json& value,
   if (auto ref = whole_ref(text)) return match_ref(*ref, value, captures, pointer, why);
   if (text.find("${") == std::string::npos) return std::nullopt;
   std::string expected, missing;
-  if (!interpolate(text, captures, expected, &missing)) {
+  if (!interpolate(text, captures, expected, missing)) {
     return fail(why, pointer, "${" + missing + "} is not captured");
   }
   if (value.is_string() && value.get_ref<const std::string&>() == expected) return true;
@@ -213,24 +226,11 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
   return fail(why, pointer, "expected " + pattern.dump() + ", got " + value.dump());
 }
 
-// Every "name.path" named by a "${...}" anywhere inside `text`, in order.
-std::vector<std::string> embedded_refs(std::string_view text) {
-  std::vector<std::string> refs;
-  std::size_t pos = 0;
-  while ((pos = text.find("${", pos)) != std::string_view::npos) {
-    const auto close = text.find('}', pos + 2);
-    if (close == std::string_view::npos) break;
-    refs.emplace_back(text.substr(pos + 2, close - pos - 2));
-    pos = close + 1;
-  }
-  return refs;
-}
-
 void collect(const Json& value, const std::string& pointer, std::vector<RefUse>& out) {
   if (value.is_string()) {
-    for (auto& ref : embedded_refs(value.get_ref<const std::string&>())) {
-      out.push_back({pointer, std::move(ref)});
-    }
+    std::string_view rest;
+    for (const auto& embedded : embedded_refs(value.get_ref<const std::string&>(), rest))
+      out.push_back({pointer, std::string(embedded.ref)});
   } else if (value.is_object()) {
     if (is_special(value) && (value.begin().key() == "$ref" || value.begin().key() == "$text") &&
         value.begin().value().is_string()) {
@@ -260,17 +260,18 @@ bool known_type(const Json& name) { return find_type(name) != std::end(kTypes); 
 // The argument of the operator `key` ("$type", ...); `here` is the operator's pointer.
 std::optional<ValueProblem> check_operator(const std::string& key, const Json& arg,
                                            const std::string& here) {
-  if (key == "$any" || key == "$absent") {
-    if (arg != Json(true)) return ValueProblem{here, key + " takes true"};
+  // A problem at the operator when `bad`.
+  const auto unless = [&](bool bad, std::string reason) -> std::optional<ValueProblem> {
+    if (bad) return ValueProblem{here, std::move(reason)};
     return std::nullopt;
-  }
+  };
+  if (key == "$any" || key == "$absent") return unless(arg != Json(true), key + " takes true");
   if (key == "$type") {
     const bool ok = arg.is_array() ? !arg.empty() && std::all_of(arg.begin(), arg.end(), known_type)
                                    : known_type(arg);
-    if (ok) return std::nullopt;
-    return ValueProblem{here,
-                        "$type takes one of string, integer, number, object, array, boolean, "
-                        "null, or a non-empty list of them"};
+    return unless(!ok,
+                  "$type takes one of string, integer, number, object, array, boolean, null, or a "
+                  "non-empty list of them");
   }
   if (key == "$any_of") {
     if (!arg.is_array() || arg.empty())
@@ -283,15 +284,10 @@ std::optional<ValueProblem> check_operator(const std::string& key, const Json& a
   }
   if (key == "$not") return within_pattern(here, check_pattern(arg));
   if (key == "$ref") {
-    if (!arg.is_string() || arg.get<std::string>().empty()) {
-      return ValueProblem{here, "$ref takes a \"name.path\" string"};
-    }
-    return std::nullopt;
+    return unless(!arg.is_string() || arg.get_ref<const std::string&>().empty(),
+                  "$ref takes a \"name.path\" string");
   }
-  if (key == "$contains") {
-    if (!arg.is_string()) return ValueProblem{here, "$contains takes a string"};
-    return std::nullopt;
-  }
+  if (key == "$contains") return unless(!arg.is_string(), "$contains takes a string");
   if (key == "$repeat") return within_pattern(here, check_repeat(arg));
   return ValueProblem{here, "unknown special key \"" + key +
                                 "\" (known: $any, $absent, $type, $not, $any_of, $ref, "
@@ -301,25 +297,15 @@ std::optional<ValueProblem> check_operator(const std::string& key, const Json& a
 }  // namespace
 
 JsonKind json_kind(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
-      return JsonKind::Null;
-    case Json::value_t::boolean:
-      return JsonKind::Boolean;
-    case Json::value_t::string:
-      return JsonKind::String;
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-      return JsonKind::Integer;
-    case Json::value_t::number_float:
-      return JsonKind::Float;
-    case Json::value_t::object:
-      return JsonKind::Object;
-    case Json::value_t::array:
-      return JsonKind::Array;
-    default:
-      return JsonKind::Null;  // binary and discarded values never come from text
-  }
+  // In the order of Json::value_t's enumerators: null, object, array, string, boolean,
+  // number_integer, number_unsigned, number_float, then binary and discarded, which never come
+  // from text.
+  constexpr JsonKind kKinds[] = {
+      JsonKind::Null,    JsonKind::Object,  JsonKind::Array, JsonKind::String, JsonKind::Boolean,
+      JsonKind::Integer, JsonKind::Integer, JsonKind::Float, JsonKind::Null,   JsonKind::Null};
+  static_assert(static_cast<std::size_t>(Json::value_t::number_float) == 7 &&
+                static_cast<std::size_t>(Json::value_t::discarded) + 1 == std::size(kKinds));
+  return kKinds[static_cast<std::size_t>(value.type())];
 }
 
 std::string_view to_string(JsonKind kind) {
@@ -389,11 +375,9 @@ bool matches(const Json& pattern, const Json& value, const Captures& captures, s
 
 std::optional<ValueProblem> check_pattern(const Json& pattern) {
   if (pattern.is_object()) {
-    bool has_dollar = false;
-    for (const auto& [key, sub] : pattern.items()) {
-      if (!key.empty() && key[0] == '$') has_dollar = true;
-    }
-    if (has_dollar) {
+    const auto items = pattern.items();
+    if (std::any_of(items.begin(), items.end(),
+                    [](const auto& item) { return item.key().rfind('$', 0) == 0; })) {
       if (pattern.size() != 1) {
         return ValueProblem{"", "a \"$\" key must be the only key of its object"};
       }

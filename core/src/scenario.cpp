@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <set>
-#include <sstream>
+#include <stdexcept>
 
 #include "core/driver_op.hpp"
 #include "core/files.hpp"
@@ -20,6 +18,17 @@ const std::vector<std::string> kTopLevelKeys = {
     "driver_steps", "driver_checks", "script",  "deadline_kill", "http",   "exclusive"};
 
 using Checker = FixtureReader;
+
+// `text` at `pointer` parsed by a registry's parse_*(), whose std::invalid_argument ("unknown
+// op \"x\" (known: ...)") becomes the FixtureError.
+template <typename Parse>
+auto parse_at(const Checker& c, const std::string& text, const std::string& pointer, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const std::invalid_argument& e) {
+    c.fail(pointer, e.what());
+  }
+}
 
 void check_timeout(const Checker& c, const Json& value, const std::string& pointer,
                    const TimeoutTable& timeouts) {
@@ -72,13 +81,9 @@ void check_driver_steps(const Checker& c, const Json& steps, const TimeoutTable&
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const auto p = "/driver_steps/" + std::to_string(i);
     const auto& step = c.object(steps[i], p);
-    const auto spelling = c.string(c.member(step, "op", p), p + "/op");
-    const auto op = find_driver_op(spelling);
-    if (!op) {
-      c.fail(p + "/op",
-             "unknown op \"" + spelling + "\" (known: " + join(known_driver_ops(), ", ") + ")");
-    }
-    c.only_keys(step, traits_of(*op).keys, p);
+    const auto op =
+        parse_at(c, c.string(c.member(step, "op", p), p + "/op"), p + "/op", parse_driver_op);
+    c.only_keys(step, traits_of(op).keys, p);
     if (op == DriverOp::CallTool) {
       check_call(c, step, p);
     } else if (op == DriverOp::CallToolsConcurrently) {
@@ -143,13 +148,6 @@ TimeoutTable read_timeouts(const Checker& c, const Json& root) {
   return timeouts;
 }
 
-void check_known_transport(const Checker& c, const std::string& p, const std::string& t) {
-  const auto& known = known_transports();
-  if (std::find(known.begin(), known.end(), t) == known.end()) {
-    c.fail(p, "unknown transport \"" + t + "\" (known: " + join(known, ", ") + ")");
-  }
-}
-
 // "transports", and "not_on": why the case leaves a transport out (the catalogue's own cases
 // give one for each).
 void parse_transports(const Checker& c, const Json& root, Scenario& s) {
@@ -158,7 +156,7 @@ void parse_transports(const Checker& c, const Json& root, Scenario& s) {
   for (std::size_t i = 0; i < transports.size(); ++i) {
     const auto p = "/transports/" + std::to_string(i);
     auto t = c.string(transports[i], p);
-    check_known_transport(c, p, t);
+    parse_at(c, t, p, parse_transport);
     if (std::find(s.transports.begin(), s.transports.end(), t) != s.transports.end()) {
       c.fail(p, "transport \"" + t + "\" is listed twice");
     }
@@ -168,7 +166,7 @@ void parse_transports(const Checker& c, const Json& root, Scenario& s) {
   const auto& not_on = root.contains("not_on") ? c.object(root["not_on"], "/not_on") : no_reasons;
   for (const auto& [t, why] : not_on.items()) {
     const auto p = "/not_on/" + t;
-    check_known_transport(c, p, t);
+    parse_at(c, t, p, parse_transport);
     if (s.runs_on(t)) c.fail(p, "the case runs on " + t + ": no reason to give");
     s.not_on[t] = c.nonempty_string(why, p);
   }
@@ -182,9 +180,7 @@ void parse_revisions(const Checker& c, const Json& root, Scenario& s) {
     if (!r.contains(key)) return;
     const auto p = std::string("/revisions/") + key;
     out = c.string(r[key], p);
-    if (!revision_index(out)) {
-      c.fail(p, "unknown revision \"" + out + "\" (known: " + join(known_revisions(), ", ") + ")");
-    }
+    parse_at(c, out, p, parse_revision);
   };
   revision("from", s.revision_from);
   revision("until", s.revision_until);
@@ -352,16 +348,11 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
   }
   // Steps limited to other transports are left out; the rest lose their filter.
   Json script = Json::array();
-  for (const auto& step : scenario.script) {
-    if (step.contains("transports")) {
-      const auto& only = step["transports"];
-      if (std::find(only.begin(), only.end(), Json(run.transport)) == only.end()) continue;
-      Json kept = step;
-      kept.erase("transports");
-      script.push_back(std::move(kept));
-    } else {
-      script.push_back(step);
-    }
+  for (Json step : scenario.script) {
+    const auto only = step.value("transports", Json::array({run.transport}));
+    if (std::find(only.begin(), only.end(), Json(run.transport)) == only.end()) continue;
+    step.erase("transports");
+    script.push_back(std::move(step));
   }
   Json http = scenario.http.is_object() ? scenario.http : Json::object();
   if (!http.contains("post_responses")) http["post_responses"] = "auto";

@@ -32,21 +32,19 @@ std::optional<Enum> find(const Rows& rows, std::string_view spelling) {
   return std::nullopt;
 }
 
-// The value spelled `spelling`; throws std::invalid_argument naming `what` and the known ones.
-template <typename Enum, typename Row>
-Enum parse(const std::vector<Row>& rows, std::string_view spelling, std::string_view what) {
-  if (auto value = find<Enum>(rows, spelling)) return *value;
-  std::vector<std::string> known;
-  for (const auto& row : rows) known.emplace_back(row.spelling);
-  throw std::invalid_argument("unknown " + std::string(what) + " \"" + std::string(spelling) +
-                              "\" (known: " + join(known, ", ") + ")");
-}
-
 template <typename Row>
 std::vector<std::string> spellings(const std::vector<Row>& rows) {
   std::vector<std::string> out;
   for (const auto& row : rows) out.emplace_back(row.spelling);
   return out;
+}
+
+// The value spelled `spelling`; throws std::invalid_argument naming `what` and the known ones.
+template <typename Enum, typename Row>
+Enum parse(const std::vector<Row>& rows, std::string_view spelling, std::string_view what) {
+  if (auto value = find<Enum>(rows, spelling)) return *value;
+  throw std::invalid_argument("unknown " + std::string(what) + " \"" + std::string(spelling) +
+                              "\" (known: " + join(spellings(rows), ", ") + ")");
 }
 
 }  // namespace mcpping::spelling_table

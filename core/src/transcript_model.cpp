@@ -30,6 +30,15 @@ std::string string_member(const Json& record, const char* key) {
   return required(record, key, &Json::is_string, "a string").get<std::string>();
 }
 
+// The string member `key` read by `parse` (parse_level, ...); throws naming an unknown value.
+template <typename T>
+T parsed_member(const Json& record, const char* key, std::optional<T> (*parse)(std::string_view)) {
+  const auto value = parse(string_member(record, key));
+  if (!value)
+    throw std::invalid_argument(std::string("unknown ") + key + " " + safe_dump(record[key]));
+  return *value;
+}
+
 std::string text_of(const Json& record, const char* key) {
   const auto it = record.find(key);
   return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -149,10 +158,6 @@ void read_record(RecordKind kind, const Json& record, const std::string& where,
 
 }  // namespace
 
-std::string_view to_string(RecordKind kind) {
-  return spelling_table::row_of(kRecordKindNames, kind);
-}
-
 Json to_json(const CheckRecord& record) {
   Json out = record.details.is_object() ? record.details : Json::object();
   out["check"] = record.check.id;
@@ -172,16 +177,12 @@ Json to_json(const CheckRecord& record) {
 CheckRecord check_record_from_json(const Json& record) {
   CheckRecord out;
   out.check.id = string_member(record, "check");
-  const auto level = parse_level(string_member(record, "level"));
-  if (!level) throw std::invalid_argument("unknown level " + safe_dump(record["level"]));
-  out.check.level = *level;
+  out.check.level = parsed_member(record, "level", parse_level);
   for (const auto& key : required(record, "spec", &Json::is_array, "an array")) {
     if (!key.is_string()) throw std::invalid_argument("a spec key is not a string");
     out.check.spec.push_back(key.get<std::string>());
   }
-  const auto outcome = parse_outcome(string_member(record, "outcome"));
-  if (!outcome) throw std::invalid_argument("unknown outcome " + safe_dump(record["outcome"]));
-  out.outcome = *outcome;
+  out.outcome = parsed_member(record, "outcome", parse_outcome);
   out.expected = string_member(record, "expected");
   out.actual = string_member(record, "actual");
   if (record.contains("latency_ms")) {
@@ -195,11 +196,8 @@ CheckRecord check_record_from_json(const Json& record) {
         required(record, "step", &Json::is_number_unsigned, "a step index").get<std::size_t>();
   }
   out.implicit = record.value("implicit", false);
-  if (record.contains("check_kind")) {
-    const auto kind = parse_check_kind(string_member(record, "check_kind"));
-    if (!kind) throw std::invalid_argument("unknown check_kind " + safe_dump(record["check_kind"]));
-    out.check.kind = *kind;
-  }
+  if (record.contains("check_kind"))
+    out.check.kind = parsed_member(record, "check_kind", parse_check_kind);
   if (record.contains("burst")) {
     out.burst = burst_from_json(record["burst"]);
     if (!out.burst) throw std::invalid_argument("a malformed burst " + safe_dump(record["burst"]));

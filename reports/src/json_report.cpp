@@ -45,6 +45,28 @@ Expectation parse_expectation(const std::string& text) {
                                        : static_cast<Expectation>(it - kExpectationNames.begin());
 }
 
+// A "baseline" member's mark, on a case or a finding.
+void read_mark(const json& doc, Expectation& expectation, std::string& reason) {
+  if (!doc.contains("baseline")) return;
+  expectation = parse_expectation(doc["baseline"].value("status", ""));
+  reason = doc["baseline"].value("reason", "");
+}
+
+Finding finding_from_json(const json& f) {
+  Finding finding;
+  finding.check = f.value("check", "");
+  finding.transport = f.value("transport", "");
+  finding.level = parse_level(f.value("level", "MUST")).value_or(Level::Must);
+  finding.verdict = parse_verdict(f.value("verdict", "FAIL")).value_or(Verdict::Fail);
+  finding.spec = refs_from_json(f.value("spec", json::array()));
+  finding.expected = f.value("expected", "");
+  finding.cases = f.value("cases", std::vector<std::string>{});
+  finding.example = f.value("example", "");
+  finding.example_case = f.value("example_case", "");
+  read_mark(f, finding.expectation, finding.expectation_reason);
+  return finding;
+}
+
 void add_single_pongs(const CaseResult& result, std::vector<double>& all) {
   for (const auto& check : result.checks) {
     if (!is_burst(check)) all.insert(all.end(), check.latency_ms.begin(), check.latency_ms.end());
@@ -248,10 +270,7 @@ RunResult read_results_json(const std::filesystem::path& file) {
       result.reason = c.value("reason", "");
       result.duration_ms = c.value("duration_ms", 0.0);
       result.evidence_dir = c.value("evidence_dir", "");
-      if (c.contains("baseline")) {
-        result.expectation = parse_expectation(c["baseline"].value("status", ""));
-        result.expectation_reason = c["baseline"].value("reason", "");
-      }
+      read_mark(c, result.expectation, result.expectation_reason);
       for (const auto& k : c.at("checks")) {
         CheckResult check;
         check.id = k.at("id").get<std::string>();
@@ -279,16 +298,10 @@ RunResult read_results_json(const std::filesystem::path& file) {
       }
       run.cases.push_back(std::move(result));
     }
-    run.findings = collect_findings(run.cases);
-    for (const auto& f : doc.value("findings", json::array())) {
-      const auto it = std::find_if(run.findings.begin(), run.findings.end(), [&](const Finding& x) {
-        return x.check == f.value("check", "") && x.transport == f.value("transport", "");
-      });
-      if (it != run.findings.end() && f.contains("baseline")) {
-        it->expectation = parse_expectation(f["baseline"].value("status", ""));
-        it->expectation_reason = f["baseline"].value("reason", "");
-      }
-    }
+    std::vector<Finding> marked;
+    for (const auto& f : doc.value("findings", json::array()))
+      marked.push_back(finding_from_json(f));
+    run.findings = collect_findings(run.cases, marked, run.info.strict);
     return run;
   } catch (const json::exception& e) {
     throw ResultsFileError(file.string() + ": " + e.what());

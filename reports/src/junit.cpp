@@ -1,7 +1,6 @@
 #include "reports/junit.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -9,6 +8,7 @@
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/evidence.hpp"
+#include "reports/number_text.hpp"
 
 namespace mcpping {
 namespace {
@@ -21,16 +21,11 @@ constexpr std::pair<char, std::string_view> kEntities[] = {
 std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
-  std::size_t length = 0;
-  if (lead >= 0xC2 && lead <= 0xDF)
-    length = 2;
-  else if (lead >= 0xE0 && lead <= 0xEF)
-    length = 3;
-  else if (lead >= 0xF0 && lead <= 0xF4)
-    length = 4;
-  else
-    return 0;
-  if (i + length > text.size()) return 0;
+  const std::size_t length = lead >= 0xC2 && lead <= 0xDF   ? 2
+                             : lead >= 0xE0 && lead <= 0xEF ? 3
+                             : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                            : 0;
+  if (length == 0 || i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
   }
@@ -43,11 +38,7 @@ std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {
   return length;
 }
 
-std::string seconds(double ms) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3f", ms / 1000.0);
-  return buffer;
-}
+std::string seconds(double ms) { return number_text::fixed(ms / 1000.0, 3); }
 
 // <failure> elements: FAIL, NON_STRICT under --strict, and stale baseline entries (a stale
 // entry's case passed, so it is counted in `pass`, never in `fail`).

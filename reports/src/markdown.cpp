@@ -16,12 +16,8 @@ namespace mcpping {
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
+    if (c == '|') out += '\\';
+    out += c == '\n' || c == '\r' ? ' ' : c;
   }
   return out;
 }

@@ -40,23 +40,6 @@ void join(LabelledRun& client, const RunResult& shard) {
   run.findings.insert(run.findings.end(), shard.findings.begin(), shard.findings.end());
 }
 
-// One finding per check and transport over every shard, with what the shards' baseline said.
-void collect_again(RunResult& run) {
-  auto marked = std::move(run.findings);
-  run.findings = collect_findings(run.cases);
-  for (const auto& mark : marked) {
-    const auto it = std::find_if(run.findings.begin(), run.findings.end(), [&](const Finding& f) {
-      return f.check == mark.check && f.transport == mark.transport;
-    });
-    if (it == run.findings.end()) {
-      if (mark.expectation == Expectation::kStale) run.findings.push_back(mark);
-    } else if (it->expectation == Expectation::kNone && mark.expectation != Expectation::kStale) {
-      it->expectation = mark.expectation;
-      it->expectation_reason = mark.expectation_reason;
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<LabelledRun> merge_shards(const std::vector<LabelledRun>& shards) {
@@ -75,7 +58,8 @@ std::vector<LabelledRun> merge_shards(const std::vector<LabelledRun>& shards) {
                      [](const CaseResult& a, const CaseResult& b) {
                        return std::tie(a.case_id, a.transport) < std::tie(b.case_id, b.transport);
                      });
-    collect_again(client.run);
+    const auto marked = std::move(client.run.findings);
+    client.run.findings = collect_findings(client.run.cases, marked, client.run.info.strict);
   }
   return clients;
 }

@@ -105,6 +105,27 @@ std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases) {
   return findings;
 }
 
+std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases,
+                                      const std::vector<Finding>& marked, bool strict) {
+  auto findings = collect_findings(cases);
+  for (const auto& mark : marked) {
+    if (mark.expectation == Expectation::kNone) continue;
+    const auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) {
+      return f.check == mark.check && f.transport == mark.transport;
+    });
+    if (it == findings.end()) {
+      if (mark.expectation == Expectation::kStale) findings.push_back(mark);
+    } else if (it->expectation == Expectation::kNone && mark.verdict != Verdict::Pass) {
+      // A mark of a finding that occurred (a stale one that did not occur has verdict PASS).
+      it->expectation = mark.expectation == Expectation::kFlaky ? Expectation::kFlaky
+                        : verdict_fails(it->verdict, strict)    ? Expectation::kExpectedFailure
+                                                                : Expectation::kStale;
+      it->expectation_reason = mark.expectation_reason;
+    }
+  }
+  return findings;
+}
+
 bool finding_fails_run(const Finding& finding, bool strict) {
   return finding.expectation == Expectation::kStale ||
          (finding.expectation == Expectation::kNone && verdict_fails(finding.verdict, strict));

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/baseline.hpp"
+
 #include "test_runs.hpp"
 
 namespace mcpping {
@@ -82,6 +84,25 @@ TEST(ResultsJson, RoundTripsThroughAFile) {
   EXPECT_EQ(back.cases[0].checks[0].burst->pongs, 3u);
   EXPECT_EQ(back.cases[0].checks[0].burst->time_to_last_pong_ms, 52.5);
   EXPECT_EQ(back.cases[0].checks[0].burst->pongs_per_second, 57.143);
+}
+
+// A baseline's finding that did not occur is a stale entry, which fails the run; read back, it
+// still is (no case holds it, so collecting the findings again alone would lose it).
+TEST(ResultsJson, StaleFindingSurvivesReadingBack) {
+  auto run = make_run({make_case("ping/a", {make_check("ping/a:pong", Verdict::Pass)})});
+  Baseline baseline;
+  baseline.expected_failures.push_back({"", "", "http:session-id", std::nullopt, "no header", 3});
+  apply_baseline(baseline, {}, run);
+  ASSERT_EQ(run.findings.size(), 1u);
+  const auto file = std::filesystem::temp_directory_path() / "mcp-ping-results-stale.json";
+  write_results_json(run, file);
+  const RunResult back = read_results_json(file);
+  ASSERT_EQ(back.findings.size(), 1u);
+  EXPECT_EQ(back.findings[0].expectation, CaseResult::Expectation::kStale);
+  EXPECT_EQ(back.findings[0].example, "did not occur in this run");
+  EXPECT_EQ(run_status(back), RunStatus::kFailed);
+  EXPECT_EQ(to_json(back), to_json(run));
+  std::filesystem::remove(file);
 }
 
 TEST(ResultsJson, SaysWhetherSchemaValidationWasOn) {

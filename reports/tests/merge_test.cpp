@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/baseline.hpp"
 #include "reports/junit.hpp"
 #include "test_runs.hpp"
 
@@ -35,6 +36,32 @@ TEST(MergeShards, ShardsOfOneLabelBecomeOneSortedRun) {
   EXPECT_EQ(ref.cases[2].case_id, "ping/b");
   EXPECT_DOUBLE_EQ(ref.duration_ms, 150);
   EXPECT_EQ(ref.started_at, "2026-11-29T23:00:01Z");
+}
+
+// A baseline's finding seen in one shard and not in another (stale there) occurred in the
+// merged run: an expected failure. Seen in no shard, it stays one stale entry.
+TEST(MergeShards, FindingsKeepWhatTheBaselineSaid) {
+  Baseline baseline;
+  baseline.expected_failures.push_back({"", "", "http:session-id", std::nullopt, "known", 1});
+  auto without = make_run({passing("ping/a")});
+  apply_baseline(baseline, {}, without);
+  auto with = make_run({make_case(
+      "ping/b", {make_check("ping/b:pong", Verdict::Pass),
+                 test::make_finding("ping/b", "http:session-id", "no Mcp-Session-Id")})});
+  apply_baseline(baseline, {}, with);
+  ASSERT_EQ(without.findings.at(0).expectation, Expectation::kStale);
+  ASSERT_EQ(with.findings.at(0).expectation, Expectation::kExpectedFailure);
+  const auto seen = merge_shards({{"ref", without}, {"ref", with}});
+  ASSERT_EQ(seen.at(0).run.findings.size(), 1u);
+  EXPECT_EQ(seen[0].run.findings[0].expectation, Expectation::kExpectedFailure);
+  EXPECT_EQ(seen[0].run.findings[0].cases, std::vector<std::string>{"ping/b"});
+  EXPECT_EQ(run_status(seen[0].run), RunStatus::kOk);
+  auto again = make_run({passing("ping/c")});
+  apply_baseline(baseline, {}, again);
+  const auto unseen = merge_shards({{"ref", without}, {"ref", again}});
+  ASSERT_EQ(unseen.at(0).run.findings.size(), 1u);
+  EXPECT_EQ(unseen[0].run.findings[0].expectation, Expectation::kStale);
+  EXPECT_EQ(run_status(unseen[0].run), RunStatus::kFailed);
 }
 
 TEST(MergeShards, TheSameCaseInTwoShardsIsAnError) {

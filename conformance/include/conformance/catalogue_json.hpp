@@ -3,7 +3,6 @@
 // registers its ctest tests from it. The document's shape is described in docs/ctest.md.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -34,7 +34,6 @@ enum class RecordKind {
   Sse,
   End
 };
-std::string_view to_string(RecordKind kind);
 
 // A check record's members (without "kind" and "t").
 Json to_json(const CheckRecord& record);

@@ -9,17 +9,16 @@
 
 namespace mcpping::number_text {
 
-inline std::string ms(double value) {
+// `value` with `decimals` digits after the point.
+inline std::string fixed(double value, int decimals) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
 }
 
-inline std::string per_second(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  return buffer;
-}
+inline std::string ms(double value) { return fixed(value, 2); }
+
+inline std::string per_second(double value) { return fixed(value, 0); }
 
 // "p50 0.21 ms, p95 0.40 ms, max 1.02 ms"
 inline std::string latency_text(const LatencyFigures& figures) {

@@ -141,6 +141,12 @@ std::vector<std::string> transports_of(const RunResult& run);
 // The findings of `cases`: every collateral check that was not PASS, one per check id and
 // transport, in the order they first occurred.
 std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases);
+// The same, keeping what a baseline said in `marked` (findings as a run wrote them: a
+// results.json read back, the shards of a merge): a mark goes to the finding of its check and
+// transport, judged again by the finding's verdict over `cases` (flaky stays flaky); a stale
+// entry whose finding did not occur stays as it was.
+std::vector<Finding> collect_findings(const std::vector<CaseResult>& cases,
+                                      const std::vector<Finding>& marked, bool strict);
 
 // The run's fail policy, in one place (docs/verdicts.md): a case or finding fails the run by
 // its verdict under the strictness unless a baseline expects it; a stale baseline entry
