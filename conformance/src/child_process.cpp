@@ -13,22 +13,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <functional>
-#include <iostream>
-#include <memory>
 #include <mutex>
-#include <optional>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/readable_pipe.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2/environment.hpp>
-#include <boost/process/v2/process.hpp>
 // Boost 1.81 declares process_environment::on_setup inline in header-only mode but never
 // includes its definition; without this, linking fails.
 #include <boost/process/v2/impl/environment.ipp>
@@ -36,10 +27,11 @@
 extern char** environ;
 
 namespace mcpping {
+
+using Clock = std::chrono::steady_clock;
+
 namespace {
 
-namespace asio = boost::asio;
-namespace bp2 = boost::process::v2;
 using process_detail::CappedFile;
 using process_detail::Fd;
 
@@ -47,19 +39,15 @@ using process_detail::Fd;
   throw std::system_error(error, std::generic_category(), what);
 }
 
-// A pipe for a child's output: the read end goes to `reader`, the write end, for the child, is
-// returned. Both are close-on-exec, so that no other child inherits them: a driver holding
-// another case's pipe made that case wait for it (its output drain) until it ended.
-Fd output_pipe(asio::readable_pipe& reader) {
+// A pipe for a child's output: the read end, non-blocking, goes to `reader`; the write end,
+// for the child, is returned. Both are close-on-exec, so that no other child inherits them: a
+// driver holding another case's pipe made that case wait for it (its output drain) until it
+// ended.
+Fd output_pipe(Fd& reader) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
-  try {
-    reader.assign(ends[0]);
-  } catch (...) {
-    ::close(ends[0]);
-    ::close(ends[1]);
-    throw;
-  }
+  reader = Fd(ends[0]);
+  ::fcntl(ends[0], F_SETFL, O_NONBLOCK);
   return Fd(ends[1]);
 }
 
@@ -69,21 +57,12 @@ Fd open_for_child(const std::filesystem::path& file, int flags) {
   return Fd(fd);
 }
 
-}  // namespace
-
-namespace process_detail {
-
 // Starts `program` (argv[0] names it) with stdin, stdout and stderr from the given descriptors
 // and no other descriptor open, in a process group of its own (one kill reaches everything
 // the driver started), with SIGPIPE at its default and no signal blocked: the runner's
 // libraries may ignore SIGPIPE (httplib does, process-wide), children inherit ignored
 // dispositions across exec, and a client that would die of SIGPIPE must die of it here too.
-//
-// posix_spawn, not Boost.Process's fork: a fork copies the runner's page tables (the
-// largest share of a short case's CPU), and its child then ran Boost.Asio's fork handlers,
-// which allocate; under ThreadSanitizer such a child could wait forever for an allocator lock
-// another thread held at the fork, and the runner forever for its exec. Boost.Process 1.81
-// also left open in the child every descriptor below its exec-error pipe.
+// posix_spawn, not a fork: docs/design-decisions.md, "Process supervision".
 pid_t spawn(const std::filesystem::path& program, const std::vector<std::string>& argv,
             const std::vector<std::string>& environment, int in, int out, int err) {
   posix_spawn_file_actions_t actions;
@@ -120,62 +99,31 @@ pid_t spawn(const std::filesystem::path& program, const std::vector<std::string>
   return pid;
 }
 
-Fd open_pidfd(pid_t pid) { return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))); }
-
-void record_wait_status(int status, ChildOutcome& outcome) {
-  if (WIFSIGNALED(status)) {
-    outcome.kind = ChildOutcome::Kind::kSignaled;
-    outcome.signal = WTERMSIG(status);
-  } else {
-    outcome.kind = ChildOutcome::Kind::kExited;
-    outcome.exit_code = WEXITSTATUS(status);
+// The program to exec: argv[0] as a path, or looked up in PATH when it has no slash. Checked
+// before anything is started, so that the message names the program and why.
+std::filesystem::path resolve_program(const std::string& name) {
+  std::filesystem::path program = name;
+  if (name.find('/') == std::string::npos) {
+    program = boost::process::v2::environment::find_executable(name);
+    if (program.empty()) throw std::runtime_error("'" + name + "' is not found in PATH");
   }
+  if (::access(program.c_str(), X_OK) != 0)
+    throw std::runtime_error("'" + program.string() + "': " + std::strerror(errno));
+  return program;
 }
 
-}  // namespace process_detail
-
-namespace {
-
-// Reads one pipe to its end, keeping at most `cap` bytes in a file.
-class Capture {
- public:
-  Capture(asio::io_context& ctx, const std::filesystem::path& file, std::size_t cap)
-      : pipe_(ctx), file_(file, cap) {}
-
-  asio::readable_pipe& pipe() { return pipe_; }
-  bool open() const { return open_; }
-  std::size_t bytes() const { return file_.bytes(); }
-
-  void start() {
-    pipe_.async_read_some(asio::buffer(buffer_),
-                          [this](boost::system::error_code ec, std::size_t n) {
-                            file_.write(std::string_view(buffer_.data(), n));
-                            if (ec) {
-                              open_ = false;
-                              return;
-                            }
-                            start();
-                          });
+int wait_for_exit(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-
-  void close() {
-    boost::system::error_code ignored;
-    pipe_.close(ignored);
-    open_ = false;
-  }
-
- private:
-  asio::readable_pipe pipe_;
-  CappedFile file_;
-  bool open_ = true;
-  std::array<char, 65536> buffer_{};
-};
+  return status;
+}
 
 }  // namespace
 
-// Named, not anonymous: BackgroundProcess::State, a member of a class the header declares,
-// holds a LiveGroup, and GCC refuses a field of an anonymous type there when the file is
-// compiled inside a unity translation unit (-Wsubobject-linkage).
+// Named, not anonymous: process_detail::Child, which other files hold as a member, holds a
+// LiveGroup, and GCC refuses a field of an anonymous type there when the file is compiled
+// inside a unity translation unit (-Wsubobject-linkage).
 namespace process_groups {
 
 // The process groups being waited for, so that an interrupted run can kill them all.
@@ -198,12 +146,21 @@ LiveGroup::~LiveGroup() {
 
 }  // namespace process_groups
 
-using process_groups::all_killed;
-using process_groups::live_groups;
-using process_groups::live_groups_mutex;
-using process_groups::LiveGroup;
-
 namespace process_detail {
+
+Fd open_pidfd(pid_t pid) { return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))); }
+
+void read_some(Fd& fd, std::string& into) {
+  std::array<char, 65536> chunk;
+  ssize_t n = 0;
+  while ((n = ::read(fd.get(), chunk.data(), chunk.size())) < 0 && errno == EINTR) {
+  }
+  if (n > 0) {
+    into.append(chunk.data(), static_cast<std::size_t>(n));
+  } else if (n == 0 || errno != EAGAIN) {
+    fd = Fd();
+  }
+}
 
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra,
                                            const std::vector<std::string>& unset) {
@@ -218,33 +175,16 @@ std::vector<std::string> child_environment(const std::map<std::string, std::stri
   return env;
 }
 
-// The program to exec: argv[0] as a path, or looked up in PATH when it has no slash.
-std::optional<std::filesystem::path> resolve_program(const std::string& name, std::string& why) {
-  std::filesystem::path program = name;
-  if (name.find('/') == std::string::npos) {
-    program = bp2::environment::find_executable(name);
-    if (program.empty()) {
-      why = "'" + name + "' is not found in PATH";
-      return std::nullopt;
-    }
+ChildOutcome ended_with(int status) {
+  ChildOutcome outcome;
+  if (WIFSIGNALED(status)) {
+    outcome.kind = ChildOutcome::Kind::kSignaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.exit_code = WEXITSTATUS(status);
   }
-  // Checked here because a failed exec in Boost.Process 1.81 runs the parent's atexit handlers
-  // in the child (boostorg/process#514).
-  if (::access(program.c_str(), X_OK) != 0) {
-    why = "'" + program.string() + "': " + std::strerror(errno);
-    return std::nullopt;
-  }
-  return program;
+  return outcome;
 }
-
-}  // namespace process_detail
-
-using process_detail::child_environment;
-using process_detail::record_wait_status;
-using process_detail::resolve_program;
-using process_detail::spawn;
-
-namespace {
 
 ChildOutcome spawn_failure(std::string why) {
   ChildOutcome outcome;
@@ -253,167 +193,154 @@ ChildOutcome spawn_failure(std::string why) {
   return outcome;
 }
 
-// A started child under watch on one io_context: its exit, then a bounded drain of its pipes,
-// and its deadline (moved on while spec.extend_while() says so; then SIGTERM to its group and
-// SIGKILL after the grace).
-class ChildWatch {
- public:
-  ChildWatch(asio::io_context& ctx, const SpawnSpec& spec, bp2::process& child, Capture& out,
-             Capture& err, ChildOutcome& outcome, std::chrono::steady_clock::time_point started)
-      : ctx_(ctx),
-        spec_(spec),
-        child_(child),
-        group_(child.id()),
-        out_(out),
-        err_(err),
-        outcome_(outcome),
-        limit_(started + std::max(spec.deadline, spec.deadline_limit)),
-        deadline_(ctx),
-        drain_(ctx) {}
+Child::~Child() {
+  if (pid <= 0) return;
+  ::kill(-pid, SIGKILL);  // it, or whatever it left in its group
+  if (!wait_status) wait_status = wait_for_exit(pid);
+}
 
-  // Runs until the child has exited and both pipes are closed (or the drain timer closed
-  // them), then kills what is left of its group: no run leaves a process behind.
-  void run() {
-    out_.start();
-    err_.start();
-    child_.async_wait([this](boost::system::error_code, int) { on_exit(); });
-    deadline_.expires_after(spec_.deadline);
-    deadline_.async_wait([this](boost::system::error_code ec) { on_deadline(ec); });
-    while (!(exited_ && !out_.open() && !err_.open())) {
-      if (ctx_.run_one() == 0) break;
+void Child::start(std::vector<std::string> argv, const std::vector<std::string>& environment,
+                  int in, const std::filesystem::path& stderr_file) {
+  if (argv.empty()) throw std::runtime_error("empty command");
+  const auto program = resolve_program(argv.front());
+  argv.front() = program.string();
+  // The child's ends, closed here once it has them.
+  const Fd null_in = in < 0 ? open_for_child("/dev/null", O_RDONLY) : Fd();
+  const Fd out_end = output_pipe(out);
+  const Fd err_end = stderr_file.empty()
+                         ? output_pipe(err)
+                         : open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
+  pid =
+      spawn(program, argv, environment, in < 0 ? null_in.get() : in, out_end.get(), err_end.get());
+  registered.emplace(pid);
+  pidfd = open_pidfd(pid);
+}
+
+bool Child::reap() {
+  if (wait_status) return true;
+  int status = 0;
+  if (::waitpid(pid, &status, WNOHANG) != pid) return false;
+  wait_status = status;
+  pidfd = Fd();
+  return true;
+}
+
+bool Child::exits_within(std::chrono::milliseconds bound) {
+  if (!reap() && pidfd) {
+    pollfd waiter{pidfd.get(), POLLIN, 0};
+    ::poll(&waiter, 1, static_cast<int>(bound.count()));
+  }
+  return reap();
+}
+
+void Child::finish(std::chrono::milliseconds grace) {
+  input = Fd();
+  if (!exits_within(grace)) {
+    ::kill(-pid, SIGKILL);
+    wait_status = wait_for_exit(pid);
+  }
+  ::kill(-pid, SIGKILL);
+  registered.reset();
+}
+
+bool watch(Child& child, const SpawnSpec& spec, Clock::time_point started,
+           const std::function<Progress()>& take_output) {
+  constexpr auto kNever = Clock::time_point::max();
+  const auto limit = started + std::max(spec.deadline, spec.deadline_limit);
+  auto deadline = started + spec.deadline;
+  auto kill_at = kNever;
+  auto drain_until = kNever;  // set at its exit or its answer
+  bool timed_out = false;
+  for (auto progress = Progress::kRunning;;) {
+    const auto now = Clock::now();
+    if (progress == Progress::kDone || now >= drain_until ||
+        (child.wait_status && !child.out && !child.err))
+      return timed_out;
+    const bool running = !child.wait_status && progress == Progress::kRunning;
+    if (running && !timed_out && now >= deadline) {
+      if (spec.extend_while && now + spec.kill_grace <= limit && spec.extend_while()) {
+        deadline = now + spec.kill_grace;
+      } else {
+        timed_out = true;
+        ::kill(-child.pid, SIGTERM);
+        kill_at = now + spec.kill_grace;
+      }
     }
-    drain_.cancel();
-    if (kill_group_now()) outcome_.group_killed_after_exit = true;
-    ctx_.poll();
-  }
-
-  bool timed_out() const { return timed_out_; }
-
- private:
-  bool kill_group_now() {
-    if (::kill(-group_, 0) == 0) {
-      ::kill(-group_, SIGKILL);
-      return true;
+    if (running && now >= kill_at) {
+      ::kill(-child.pid, SIGKILL);
+      kill_at = kNever;
     }
-    return false;
+    // At most 100 ms, or until the next thing due, for output or its exit (a pidfd).
+    auto wake = std::min(now + std::chrono::milliseconds(100), drain_until);
+    if (running) wake = std::min(wake, timed_out ? kill_at : deadline);
+    std::array<pollfd, 3> fds{{{child.out.get(), POLLIN, 0},
+                               {child.err.get(), POLLIN, 0},
+                               {child.pidfd.get(), POLLIN, 0}}};
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - now);
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(0, wait.count())));
+    if (child.out) read_some(child.out, child.out_text);
+    if (child.err) read_some(child.err, child.err_text);
+    progress = take_output();
+    child.reap();
+    if ((progress != Progress::kRunning || child.wait_status) && drain_until == kNever)
+      drain_until = Clock::now() + spec.output_drain;
   }
+}
 
-  void on_exit() {
-    exited_ = true;
-    deadline_.cancel();
-    // Children of the driver may still hold its pipes: give them a bounded time to finish.
-    drain_.expires_after(spec_.output_drain);
-    drain_.async_wait([this](boost::system::error_code ec) {
-      if (ec) return;
-      outcome_.group_killed_after_exit = kill_group_now();
-      out_.close();
-      err_.close();
-    });
-  }
+}  // namespace process_detail
 
-  void on_deadline(boost::system::error_code ec) {
-    if (ec || exited_) return;
-    if (spec_.extend_while && std::chrono::steady_clock::now() + spec_.kill_grace <= limit_ &&
-        spec_.extend_while()) {
-      deadline_.expires_after(spec_.kill_grace);
-      deadline_.async_wait([this](boost::system::error_code next) { on_deadline(next); });
-      return;
-    }
-    timed_out_ = true;
-    ::kill(-group_, SIGTERM);
-    deadline_.expires_after(spec_.kill_grace);
-    deadline_.async_wait([this](boost::system::error_code ec2) {
-      if (!ec2 && !exited_) ::kill(-group_, SIGKILL);
-    });
-  }
-
-  asio::io_context& ctx_;
-  const SpawnSpec& spec_;
-  bp2::process& child_;
-  const pid_t group_;
-  Capture& out_;
-  Capture& err_;
-  ChildOutcome& outcome_;
-  const std::chrono::steady_clock::time_point limit_;
-  asio::steady_timer deadline_;
-  asio::steady_timer drain_;
-  bool exited_ = false;
-  bool timed_out_ = false;
-};
-
-}  // namespace
+using process_detail::child_environment;
+using process_detail::ended_with;
+using process_detail::Progress;
 
 ChildOutcome run_child(const SpawnSpec& spec) {
-  const auto started = std::chrono::steady_clock::now();
-  if (spec.argv.empty()) return spawn_failure("empty command");
-  std::string why;
-  const auto program = resolve_program(spec.argv.front(), why);
-  if (!program) return spawn_failure(why);
-
-  asio::io_context ctx;
-  Capture out(ctx, spec.stdout_file, spec.capture_cap);
-  Capture err(ctx, spec.stderr_file, spec.capture_cap);
-  std::vector<std::string> argv = spec.argv;
-  argv.front() = program->string();
-  std::optional<bp2::process> child;
+  const auto started = Clock::now();
+  CappedFile out(spec.stdout_file, spec.capture_cap);
+  CappedFile err(spec.stderr_file, spec.capture_cap);
+  process_detail::Child child;
   try {
-    // The child's ends are closed here once it has them.
-    const Fd in = open_for_child("/dev/null", O_RDONLY);
-    const Fd out_end = output_pipe(out.pipe());
-    const Fd err_end = output_pipe(err.pipe());
-    child.emplace(ctx.get_executor(), spawn(*program, argv, child_environment(spec.extra_env),
-                                            in.get(), out_end.get(), err_end.get()));
+    child.start(spec.argv, child_environment(spec.extra_env));
   } catch (const std::exception& e) {
-    return spawn_failure(e.what());
+    return process_detail::spawn_failure(e.what());
   }
-  const LiveGroup registered(child->id());
-
+  const bool timed_out = process_detail::watch(child, spec, started, [&] {
+    out.write(child.out_text);
+    err.write(child.err_text);
+    child.out_text.clear();
+    child.err_text.clear();
+    return Progress::kRunning;
+  });
   ChildOutcome outcome;
-  ChildWatch watch(ctx, spec, *child, out, err, outcome, started);
-  watch.run();
-  const int status = child->native_exit_code();
-  outcome.stdout_bytes = out.bytes();
-  outcome.stderr_bytes = err.bytes();
-  outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - started);
-  if (watch.timed_out()) {
+  if (timed_out) {
     outcome.kind = ChildOutcome::Kind::kTimedOut;
   } else {
-    record_wait_status(status, outcome);
+    outcome = ended_with(*child.wait_status);
   }
+  // No run leaves a process behind, even one still holding its pipes after the drain.
+  if (::kill(-child.pid, 0) == 0) {
+    ::kill(-child.pid, SIGKILL);
+    outcome.group_killed_after_exit = true;
+  }
+  outcome.stdout_bytes = out.bytes();
+  outcome.stderr_bytes = err.bytes();
+  outcome.wall = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   return outcome;
 }
 
 struct BackgroundProcess::State {
-  asio::io_context ctx;
-  asio::readable_pipe out{ctx};
-  std::optional<bp2::process> child;
-  std::optional<LiveGroup> registered;
-  std::string buffer;
+  process_detail::Child child;
   bool stdout_ended = false;
-  std::optional<ChildOutcome> ended;  // wait() saw it exit
-  std::optional<std::string> outcome;
+  std::optional<std::string> stopped;  // stop()'s answer
 };
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
                                      const std::filesystem::path& stderr_file)
     : state_(std::make_unique<State>()) {
-  std::string why;
-  const auto program = argv.empty() ? std::nullopt : resolve_program(argv.front(), why);
-  if (!program)
-    throw std::runtime_error("cannot start " + (argv.empty() ? "''" : argv[0]) + ": " + why);
   try {
-    const Fd in = open_for_child("/dev/null", O_RDONLY);
-    const Fd out = output_pipe(state_->out);
-    const Fd err = open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
-    std::vector<std::string> args = argv;
-    args.front() = program->string();
-    state_->child.emplace(state_->ctx.get_executor(), spawn(*program, args, child_environment({}),
-                                                            in.get(), out.get(), err.get()));
+    state_->child.start(argv, child_environment({}), -1, stderr_file);
   } catch (const std::exception& e) {
-    throw std::runtime_error("cannot start " + argv[0] + ": " + e.what());
+    throw std::runtime_error("cannot start " + (argv.empty() ? "''" : argv[0]) + ": " + e.what());
   }
-  state_->registered.emplace(state_->child->id());
 }
 
 BackgroundProcess::~BackgroundProcess() {
@@ -426,106 +353,48 @@ BackgroundProcess::~BackgroundProcess() {
 
 std::optional<std::string> BackgroundProcess::next_line(std::chrono::milliseconds timeout) {
   auto& s = *state_;
-  const auto take_line = [&]() -> std::optional<std::string> {
-    const auto nl = s.buffer.find('\n');
-    if (nl == std::string::npos) return std::nullopt;
-    std::string line = s.buffer.substr(0, nl);
-    s.buffer.erase(0, nl + 1);
-    return line;
-  };
-  if (auto line = take_line()) return line;
-  if (s.stdout_ended) return std::nullopt;
-  std::optional<std::string> line;
-  bool done = false;
-  asio::steady_timer timer(s.ctx);
-  timer.expires_after(timeout);
-  timer.async_wait([&](boost::system::error_code ec) {
-    if (!ec) done = true;
-  });
-  std::array<char, 4096> chunk{};
-  std::function<void()> read_more = [&] {
-    s.out.async_read_some(asio::buffer(chunk), [&](boost::system::error_code ec, std::size_t n) {
-      s.buffer.append(chunk.data(), n);
-      if ((line = take_line())) {
-        done = true;
-      } else if (ec || s.buffer.size() > 65536) {
-        s.stdout_ended = ec != asio::error::operation_aborted;
-        done = true;
-      } else {
-        read_more();
-      }
-    });
-  };
-  read_more();
-  while (!done && s.ctx.run_one() > 0) {
+  std::string& text = s.child.out_text;
+  const auto until = Clock::now() + timeout;
+  for (bool read = false;; read = true) {
+    const auto nl = text.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = text.substr(0, nl);
+      text.erase(0, nl + 1);
+      return line;
+    }
+    s.stdout_ended = s.stdout_ended || !s.child.out || (read && text.size() > 65536);
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    if (s.stdout_ended || left.count() <= 0) return std::nullopt;
+    pollfd ready{s.child.out.get(), POLLIN, 0};
+    ::poll(&ready, 1, static_cast<int>(left.count()));
+    process_detail::read_some(s.child.out, text);
   }
-  timer.cancel();
-  s.out.cancel();
-  s.ctx.poll();
-  s.ctx.restart();
-  return line;
 }
 
 void BackgroundProcess::signal_group(int signal) {
-  if (state_->child && !state_->outcome) ::kill(-state_->child->id(), signal);
+  if (!state_->child.wait_status) ::kill(-state_->child.pid, signal);
 }
 
 std::optional<ChildOutcome> BackgroundProcess::wait(std::chrono::milliseconds timeout) {
-  auto& s = *state_;
-  if (s.ended) return s.ended;
-  if (!s.child || s.outcome) return std::nullopt;
-  // A pidfd turns readable when the process ends; running() then reaps it.
-  if (const Fd pidfd = process_detail::open_pidfd(s.child->id())) {
-    pollfd waiter{pidfd.get(), POLLIN, 0};
-    ::poll(&waiter, 1, static_cast<int>(timeout.count()));
-  }
-  boost::system::error_code ec;
-  if (s.child->running(ec) || ec) return std::nullopt;
-  ChildOutcome outcome;
-  record_wait_status(s.child->native_exit_code(), outcome);
-  s.ended = outcome;
-  return outcome;
+  if (!state_->child.exits_within(timeout)) return std::nullopt;
+  return ended_with(*state_->child.wait_status);
 }
 
 std::string BackgroundProcess::stop(std::chrono::milliseconds grace) {
   auto& s = *state_;
-  if (s.outcome) return *s.outcome;
-  if (!s.child) return *(s.outcome = "not started");
-  const pid_t group = s.child->id();
-  if (s.ended) {
-    ::kill(-group, SIGKILL);  // anything it left in its group
-    s.registered.reset();
-    return *(s.outcome = describe(*s.ended));
+  if (!s.stopped) {
+    if (!s.child.wait_status) ::kill(-s.child.pid, SIGTERM);
+    s.child.finish(grace);
+    s.child.out = Fd();
+    s.stopped = describe(ended_with(*s.child.wait_status));
   }
-  ::kill(-group, SIGTERM);
-  bool exited = false;
-  asio::steady_timer timer(s.ctx);
-  s.child->async_wait([&](boost::system::error_code, int) {
-    exited = true;
-    timer.cancel();
-  });
-  timer.expires_after(grace);
-  timer.async_wait([&](boost::system::error_code ec) {
-    if (!ec && !exited) ::kill(-group, SIGKILL);
-  });
-  while (!exited && s.ctx.run_one() > 0) {
-  }
-  ::kill(-group, SIGKILL);  // anything it left in its group
-  boost::system::error_code ignored;
-  s.out.close(ignored);
-  s.ctx.poll();
-  const int status = s.child->native_exit_code();
-  ChildOutcome outcome;
-  record_wait_status(status, outcome);
-  s.registered.reset();
-  s.outcome = describe(outcome);
-  return *s.outcome;
+  return *s.stopped;
 }
 
 void kill_all_children() {
-  const std::lock_guard lock(live_groups_mutex);
-  all_killed = true;
-  for (const pid_t group : live_groups) ::kill(-group, SIGKILL);
+  const std::lock_guard lock(process_groups::live_groups_mutex);
+  process_groups::all_killed = true;
+  for (const pid_t group : process_groups::live_groups) ::kill(-group, SIGKILL);
 }
 
 std::string describe(const ChildOutcome& outcome) {

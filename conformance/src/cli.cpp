@@ -141,17 +141,12 @@ std::string checked_transport(const std::string& value) {
   return value;
 }
 
-double parse_number(const std::string& option, const std::string& value) {
-  char* end = nullptr;
-  const double number = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || !std::isfinite(number)) {
-    throw UsageError(option + " '" + value + "': not a number");
-  }
-  return number;
-}
-
 double checked_multiplier(const std::string& value) {
-  const double multiplier = parse_number("--timeout-multiplier", value);
+  char* end = nullptr;
+  const double multiplier = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !std::isfinite(multiplier)) {
+    throw UsageError("--timeout-multiplier '" + value + "': not a number");
+  }
   if (multiplier < 0.1 || multiplier > 100) {
     throw UsageError("--timeout-multiplier must be from 0.1 to 100");
   }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "conformance/case_plan.hpp"
@@ -50,10 +50,7 @@ std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& option
     case ScriptEnd::kServerExited:
       return "the mock server exited without ending its script";
     case ScriptEnd::kInterrupted:
-      return std::string("interrupted (") +
-             (wait.signal == SIGINT    ? "SIGINT"
-              : wait.signal == SIGTERM ? "SIGTERM"
-                                       : "SIGHUP") +
+      return "interrupted (SIG" + std::string(sigabbrev_np(wait.signal)) +
              "): the mock server was stopped; judging what came";
     case ScriptEnd::kNeverStarted:
       return "no client started the mock server within " + std::to_string(options.wait_ms) + " ms";

@@ -1,5 +1,4 @@
 // Runs one program in its own process group with a hard deadline and bounded output capture.
-// The 1.81 workarounds for Boost.Process live behind this one interface.
 #pragma once
 
 #include <chrono>

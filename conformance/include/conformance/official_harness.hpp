@@ -15,8 +15,6 @@
 
 namespace mcpping {
 
-// The value of --harness that selects this mode.
-inline constexpr std::string_view kOfficialHarness = "official";
 // The official client scenario whose behaviour every covered case relies on: connect, list
 // tools, close. Its server lists no tools, so a harness never goes on to call one.
 inline constexpr std::string_view kOfficialScenario = "initialize";

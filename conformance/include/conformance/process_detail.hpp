@@ -1,14 +1,16 @@
 // What child_process.cpp, driver_session.cpp and mock_watch.cpp share: starting a program in a
 // process group of its own and registering that group, so that an interrupted run can kill it;
-// descriptors and capped output files.
+// watching it with poll(); descriptors and capped output files.
 #pragma once
 
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,6 +21,24 @@
 namespace mcpping {
 
 struct ChildOutcome;
+struct SpawnSpec;
+
+namespace process_groups {
+
+// A process group being waited for: kill_all_children() kills it while it is registered,
+// and one registered after that call is killed at once.
+class LiveGroup {
+ public:
+  explicit LiveGroup(pid_t group);
+  ~LiveGroup();
+  LiveGroup(const LiveGroup&) = delete;
+  LiveGroup& operator=(const LiveGroup&) = delete;
+
+ private:
+  pid_t group_;
+};
+
+}  // namespace process_groups
 
 namespace process_detail {
 
@@ -44,6 +64,9 @@ class Fd {
 
 // A pidfd for `pid`: readable once the process has exited. Empty when the process is gone.
 Fd open_pidfd(pid_t pid);
+
+// Takes what one read() of the non-blocking `fd` gives; closes `fd` at its end.
+void read_some(Fd& fd, std::string& into);
 
 // A file that keeps at most `cap` bytes of what is written to it, counts the rest, and says at
 // its end how much was cut.
@@ -72,40 +95,63 @@ class CappedFile {
   std::size_t bytes_ = 0;
 };
 
-// Starts `program` (argv[0] names it) with stdin, stdout and stderr from the given
-// descriptors and no other descriptor open, in a process group of its own, with SIGPIPE at
-// its default and no signal blocked. Throws std::system_error when it cannot.
-pid_t spawn(const std::filesystem::path& program, const std::vector<std::string>& argv,
-            const std::vector<std::string>& environment, int in, int out, int err);
-
 // Our environment with `extra` added (or replacing), as NAME=value entries; `unset` names
 // are left out.
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra,
                                            const std::vector<std::string>& unset = {});
 
-// The program to exec: argv[0] as a path, or looked up in PATH when it has no slash; nullopt
-// and `why` when there is none to run.
-std::optional<std::filesystem::path> resolve_program(const std::string& name, std::string& why);
-
 // How a child ended, from its wait status: an exit code or the signal that killed it.
-void record_wait_status(int status, ChildOutcome& outcome);
+ChildOutcome ended_with(int status);
 
-}  // namespace process_detail
+ChildOutcome spawn_failure(std::string why);
 
-namespace process_groups {
+// A program started in a process group of its own (its pid names the group), registered with
+// kill_all_children() while it runs. Destroying it kills its group and reaps it.
+struct Child {
+  pid_t pid = -1;
+  std::optional<process_groups::LiveGroup> registered;
+  Fd input;              // the runner's end of its stdin, when it has one
+  Fd out;                // the runner's end of its stdout pipe (non-blocking), until that closes
+  Fd err;                // the same for stderr, when piped
+  Fd pidfd;              // until it is reaped
+  std::string out_text;  // read, not yet taken
+  std::string err_text;
+  std::optional<int> wait_status;  // it has exited (and was reaped)
 
-// A process group being waited for: kill_all_children() kills it while it is registered,
-// and one registered after that call is killed at once.
-class LiveGroup {
- public:
-  explicit LiveGroup(pid_t group);
-  ~LiveGroup();
-  LiveGroup(const LiveGroup&) = delete;
-  LiveGroup& operator=(const LiveGroup&) = delete;
+  Child() = default;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child();
 
- private:
-  pid_t group_;
+  // Starts `argv` (argv[0] as a path, or looked up in PATH) with stdin from `in` (-1:
+  // /dev/null), stdout piped to `out`, and stderr into `stderr_file` or, without one, piped to
+  // `err`; no other descriptor open, SIGPIPE at its default and no signal blocked. Throws
+  // std::runtime_error or std::system_error with why it cannot.
+  void start(std::vector<std::string> argv, const std::vector<std::string>& environment,
+             int in = -1, const std::filesystem::path& stderr_file = {});
+  // Reaps it when it has exited: true then.
+  bool reap();
+  // Up to `bound` for it to exit: true once it has (and was reaped).
+  bool exits_within(std::chrono::milliseconds bound);
+  // Up to `grace` for it to end by itself (a session's ends at the end of its stdin), then
+  // SIGKILL; then SIGKILL to what it left in its group, which is no longer registered.
+  void finish(std::chrono::milliseconds grace);
 };
 
-}  // namespace process_groups
+// What a watched child's output has come to.
+enum class Progress {
+  kRunning,
+  kAnswered,  // it said its run is over (a session's end line): no deadline, a bounded drain
+  kDone,      // nothing more to wait for
+};
+
+// Watches `child` from `started`: reads its output as it comes and calls `take_output` after
+// each read; enforces spec.deadline (moved on by spec.kill_grace while spec.extend_while()
+// says so, never past spec.deadline_limit; then SIGTERM to its group and SIGKILL after the
+// grace); reaps it. Returns once it has exited and closed its pipes, or spec.output_drain
+// after its exit or its answer, or at kDone; true when the deadline ran out.
+bool watch(Child& child, const SpawnSpec& spec, std::chrono::steady_clock::time_point started,
+           const std::function<Progress()>& take_output);
+
+}  // namespace process_detail
 }  // namespace mcpping
