@@ -74,7 +74,6 @@ class Conversation {
   // when the capture has no id.
   std::optional<std::string> route_of(const std::string& on);
 
-  // Stops the script with `reason`.
   StepResult fail(std::string reason) {
     stop_reason_ = std::move(reason);
     return StepResult::Failed;

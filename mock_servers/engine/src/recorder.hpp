@@ -43,7 +43,6 @@ class Recorder {
   Recorder(Transcript& transcript, ScriptCursor& script)
       : transcript_(transcript), script_(script) {}
 
-  // Records an observation for `check`.
   void record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
               std::vector<double> latency = {}, Json details = Json::object());
   // The mock server's own check, recorded only when violated.

@@ -19,11 +19,7 @@ struct FailNextPost final : Step {
   std::string label;  // optional: the checks `given` it are recorded once it fired
 
   StepResult run(Conversation& conv) const override {
-    PostFault fault;
-    fault.pattern = pattern;
-    fault.captures = conv.script().captures();
-    fault.with = with;
-    fault.label = label;
+    const PostFault fault{pattern, conv.script().captures(), with, label};
     if (!conv.channel().arm_post_fault(fault)) {
       conv.transcript().event("this transport has no POSTs to fail");
       return conv.fail("fail_next_post needs an HTTP transport");
