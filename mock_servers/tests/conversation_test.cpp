@@ -18,7 +18,7 @@ class ConversationTest : public ::testing::Test {
 
 // "post:NAME" routes to the POST that carried the captured request, by its id.
 TEST_F(ConversationTest, APostRouteNamesTheCapturedRequestsId) {
-  conv.captures()["call"] = Json{{"id", 7}};
+  conv.script().captures()["call"] = Json{{"id", 7}};
   EXPECT_EQ(conv.route_of("get"), "get");
   EXPECT_EQ(conv.route_of("post:call"), "post:7");
   EXPECT_EQ(conv.route_of("post:missing"), std::nullopt);

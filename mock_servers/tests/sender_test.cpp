@@ -22,7 +22,7 @@ Json ping(int id) { return Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "ping
 // Every frame is written, recorded and kept; labelled ones also under their label.
 TEST_F(SenderTest, FramesAreKeptAllAndByLabel) {
   const std::string label = "pings";
-  ASSERT_TRUE(sender.send_messages({ping(1), ping(2)}, SendOptions{}, &label, 3));
+  ASSERT_TRUE(sender.send({ping(1), ping(2)}, SendOptions{}, &label, 3));
   ASSERT_TRUE(sender.send_one(ping(3), 4));
   EXPECT_EQ(channel.sent.size(), 3u);
   EXPECT_EQ(sender.all_sent().size(), 3u);
@@ -39,7 +39,7 @@ TEST_F(SenderTest, FramesAreKeptAllAndByLabel) {
 // A batch is one message on the wire and one frame per element in what is kept.
 TEST_F(SenderTest, ABatchIsOneMessageAndAFramePerElement) {
   const std::string label = "batch";
-  ASSERT_TRUE(sender.send_batch({ping(1), ping(2)}, SendOptions{}, &label, 0));
+  ASSERT_TRUE(sender.send({ping(1), ping(2)}, SendOptions{}, &label, 0, /*batch=*/true));
   ASSERT_EQ(channel.sent.size(), 1u);
   EXPECT_TRUE(channel.sent[0].is_array());
   EXPECT_EQ(sender.labelled(label).size(), 2u);

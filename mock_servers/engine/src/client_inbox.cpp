@@ -1,7 +1,6 @@
 #include "client_inbox.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <thread>
 
 #include "case_clock.hpp"
@@ -113,7 +112,7 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
   }
   // `t` is when the frame was recorded; `arrived` when it was read from the client, the
   // time latencies are measured to (they differ when the server is busy, e.g. in a burst).
-  Json extra{{"arrived", std::round(transcript.ms(in.at) * 1000.0) / 1000.0}};
+  Json extra{{"arrived", round3(transcript.ms(in.at))}};
   if (in.meta.is_object() && in.meta.contains("batch")) extra["batch"] = in.meta["batch"];
   transcript.frame(Direction::ClientToServer, in.text, &json, 1, std::move(extra));
   ClientMessage msg{std::move(json), in.at, client_requests_, in.meta, {}};
@@ -130,8 +129,7 @@ bool ClientInbox::on_line(const Incoming& in, const Claim& claim) {
     if (method == "notifications/cancelled") check_cancellation(msg);
     if (claim && claim(msg)) return true;
     if (serving_) {
-      if (auto answer = default_answer(j, parts_.defaults, era()))
-        parts_.sender.send_one(*answer, client_requests_);
+      answer_default(j);
     } else if (!serve_in_passing(msg)) {
       waiting_.push_back(std::move(msg));
     }
@@ -176,6 +174,7 @@ void ClientInbox::on_overflow(const Incoming& in) {
 }
 
 std::optional<Pump> ClientInbox::on_event(const Incoming& in, const Claim& claim) {
+  const ClientMessage event{Json(), in.at, client_requests_, in.meta, in.text};
   if (in.text == "get-stream-opened") get_stream_open_ = true;
   if (in.text == "get-stream-closed") get_stream_open_ = false;
   if (in.text == "partial-message")
@@ -184,14 +183,12 @@ std::optional<Pump> ClientInbox::on_event(const Incoming& in, const Claim& claim
     refused_responses_.push_back(
         ClientMessage{in.meta.value("message", Json()), in.at, client_requests_, in.meta, in.text});
   if (in.text == "stream-resumed" && in.meta.is_object()) {
-    resumed_.insert_or_assign(in.meta.value("stream", ""),
-                              ClientMessage{Json(), in.at, client_requests_, in.meta, in.text});
+    resumed_.insert_or_assign(in.meta.value("stream", ""), event);
     if (in.meta.value("stream", "") == "get") get_stream_open_ = true;
   }
   // A GET that replaced the disconnected listening stream with a fresh one.
   if (in.text == "get-stream-opened" && in.meta.is_object() && in.meta.contains("reconnects"))
-    resumed_.insert_or_assign(in.meta.value("reconnects", ""),
-                              ClientMessage{Json(), in.at, client_requests_, in.meta, in.text});
+    resumed_.insert_or_assign(in.meta.value("reconnects", ""), event);
   if (in.meta.is_object() && in.meta.contains("connected"))
     client_gone_ = !in.meta["connected"].get<bool>();
   // No session or stream left (HTTP): nothing more can come, as at end of input.
@@ -200,8 +197,7 @@ std::optional<Pump> ClientInbox::on_event(const Incoming& in, const Claim& claim
     parts_.transcript.event("the client ended its session: nothing more can come");
     return Pump::Eof;
   }
-  if (claim && claim(ClientMessage{Json(), in.at, client_requests_, in.meta, in.text}))
-    return Pump::Stopped;
+  if (claim && claim(event)) return Pump::Stopped;
   return std::nullopt;
 }
 
@@ -304,10 +300,10 @@ std::string ClientInbox::no_message_text(Pump why, double within_ms,
                                          Clock::time_point since) const {
   switch (why) {
     case Pump::Eof:
-      return "the client closed the connection after " +
-             format_ms(elapsed_ms(since, Clock::now())) + " ms";
     case Pump::CaseDeadline:
-      return "the case deadline passed after " + format_ms(elapsed_ms(since, Clock::now())) + " ms";
+      return (why == Pump::Eof ? "the client closed the connection after "
+                               : "the case deadline passed after ") +
+             format_ms(elapsed_ms(since, Clock::now())) + " ms";
     case Pump::Interrupted:
       return "interrupted";
     default:
@@ -344,9 +340,13 @@ bool ClientInbox::serve_in_passing(const ClientMessage& message) {
   parts_.transcript.event(
       "served by default: " + describe_message(request) + " (no step of the script waits for it)",
       std::move(extra));
-  if (auto answer = default_answer(request, parts_.defaults, era()))
-    parts_.sender.send_one(*answer, client_requests_);
+  answer_default(request);
   return true;
+}
+
+void ClientInbox::answer_default(const Json& message) {
+  if (auto answer = default_answer(message, parts_.defaults, era()))
+    parts_.sender.send_one(*answer, client_requests_);
 }
 
 void ClientInbox::check_cancellation(const ClientMessage& message) {
@@ -406,10 +406,7 @@ void ClientInbox::check_modern_request(const ClientMessage& message) {
 
 void ClientInbox::serve_all() {
   serving_ = true;
-  for (; !waiting_.empty(); waiting_.pop_front()) {
-    if (auto answer = default_answer(waiting_.front().json, parts_.defaults, era()))
-      parts_.sender.send_one(*answer, client_requests_);
-  }
+  for (; !waiting_.empty(); waiting_.pop_front()) answer_default(waiting_.front().json);
 }
 
 }  // namespace mcpping

@@ -97,13 +97,14 @@ class ClientInbox {
   // per case; the request is processed all the same, as a lenient server would.
   void check_modern_request(const ClientMessage& message);
 
-  // Requests and notifications no step has taken yet, oldest first. A step that took some
-  // and leaves them for later puts them back: at the front (next to be taken) or the back.
-  const std::deque<ClientMessage>& waiting() const { return waiting_; }
+  // A step that took requests or notifications and leaves them for later puts them back in
+  // the inbox: at the front (next to be taken) or the back.
   void put_back_first(ClientMessage message) { waiting_.push_front(std::move(message)); }
   void put_back(ClientMessage message) { waiting_.push_back(std::move(message)); }
   // From now on answers every request the default way as it comes, and those waiting now.
   void serve_all();
+  // Sends the default server's answer to `message`, when it has one.
+  void answer_default(const Json& message);
 
   const std::vector<ClientMessage>& responses() const { return responses_; }  // in order
   // Responses POSTed and refused by an HTTP rule (meta: the POST's facts, `refused`).

@@ -40,10 +40,17 @@ void Conversation::negotiated(const std::string& version, const std::string& how
       {{"negotiated", version}, {"step", script_.index()}});
 }
 
+bool Conversation::answer(const std::string& as, const Json& request, const Json& result) {
+  script_.captures()[as] = request;
+  script_.captures()[as + "_result"] = result;
+  script_.answered(as);
+  return send_one(make_result(request["id"], result));
+}
+
 std::optional<std::string> Conversation::route_of(const std::string& on) {
   if (on.rfind("post:", 0) != 0) return on;
-  const auto it = captures().find(on.substr(5));
-  if (it == captures().end() || !it->second.contains("id")) {
+  const auto it = script_.captures().find(on.substr(5));
+  if (it == script_.captures().end() || !it->second.contains("id")) {
     transcript_.event("cannot route to \"" + on + "\": no captured request with an id");
     stop_reason_ = "bad route";
     return std::nullopt;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +41,6 @@ class Conversation {
   ServerDefaults& defaults() { return defaults_; }
   CaseClock& clock() { return clock_; }
   ScriptCursor& script() { return script_; }
-  Captures& captures() { return script_.captures(); }
   Recorder& recorder() { return recorder_; }
   Sender& sender() { return sender_; }
   ClientInbox& inbox() { return inbox_; }
@@ -55,35 +53,27 @@ class Conversation {
     recorder_.record(check, outcome, std::move(expected), std::move(actual), std::move(latency),
                      std::move(details));
   }
-  // Recorder::defer, with this conversation for `settle` to read.
-  void defer(std::function<void(Conversation&)> settle) {
-    recorder_.defer([this, settle = std::move(settle)] { settle(*this); });
-  }
   // The session's protocol version is settled (an initialize answered, a modern probe): the
   // client inbox and the runner's revision gating read it from here and from the transcript
   // (an `event` with `negotiated`). `how` is said in parentheses when not empty.
   void negotiated(const std::string& version, const std::string& how = {});
 
-  // The Sender's, with the client requests that came before.
-  bool send_messages(const std::vector<Json>& frames, const SendOptions& options,
-                     const std::string* label = nullptr) {
-    return sender_.send_messages(frames, options, label, inbox_.client_requests());
-  }
-  bool send_batch(const std::vector<Json>& frames, const SendOptions& options,
-                  const std::string* label = nullptr) {
-    return sender_.send_batch(frames, options, label, inbox_.client_requests());
+  // The Sender's, with the client requests that came before; `batch`: as one JSON-RPC batch.
+  bool send(const std::vector<Json>& frames, const SendOptions& options, const std::string* label,
+            bool batch = false) {
+    return sender_.send(frames, options, label, inbox_.client_requests(), batch);
   }
   bool send_one(const Json& frame, const std::string& route = {}) {
     return sender_.send_one(frame, inbox_.client_requests(), route);
   }
-  Pump pump(Clock::time_point deadline, const Claim& claim) { return inbox_.pump(deadline, claim); }
+  // Captures `request` as `as` and `result` as `<as>_result`, and sends the answer.
+  bool answer(const std::string& as, const Json& request, const Json& result);
 
   // The step's "on" as the host resolves it: "post:NAME" names a capture, the host knows the
   // POST by the JSON-RPC id of the request it carried. nullopt (recorded, stop reason set)
   // when the capture has no id.
   std::optional<std::string> route_of(const std::string& on);
 
-  // Stops the script with `reason`.
   StepResult fail(std::string reason) {
     stop_reason_ = std::move(reason);
     return StepResult::Failed;

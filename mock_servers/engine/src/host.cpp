@@ -13,6 +13,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "case_clock.hpp"
 #include "core/fixture_reader.hpp"
 #include "core/text.hpp"
 #include "engine/script.hpp"
@@ -42,6 +43,21 @@ sigset_t shutdown_signals() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGHUP);
   return set;
+}
+
+// `fd`, or the exception naming `call` when it is not one.
+int checked_fd(int fd, const char* call) {
+  if (fd < 0) throw std::runtime_error(std::string(call) + " failed: " + std::strerror(errno));
+  return fd;
+}
+
+int open_shutdown_signal_fd() {
+  const sigset_t set = shutdown_signals();
+  return checked_fd(::signalfd(-1, &set, SFD_CLOEXEC), "signalfd");
+}
+
+const char* signal_name(int sig) {
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
 }
 
 }  // namespace
@@ -86,31 +102,9 @@ LoadedScript load_script(const std::string& file) {
 
 Clock::time_point latest_script_end(const nlohmann::json& resolved) {
   const auto& timeouts = resolved["timeouts"];
-  const auto ms = timeouts["startup_ms"].get<double>() + timeouts["case_deadline_ms"].get<double>();
   return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+         from_ms(timeouts["startup_ms"].get<double>() + timeouts["case_deadline_ms"].get<double>());
 }
-
-namespace {
-
-int open_shutdown_signal_fd() {
-  const sigset_t set = shutdown_signals();
-  const int fd = ::signalfd(-1, &set, SFD_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("signalfd failed: " + std::string(std::strerror(errno)));
-  return fd;
-}
-
-int open_stop_fd() {
-  const int fd = ::eventfd(0, EFD_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("eventfd failed: " + std::string(std::strerror(errno)));
-  return fd;
-}
-
-const char* signal_name(int sig) {
-  return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-}
-
-}  // namespace
 
 ShutdownWatcher::ShutdownWatcher(Transcript& transcript, Clock::time_point watchdog,
                                  std::string stuck_reason, Channel& channel)
@@ -119,7 +113,7 @@ ShutdownWatcher::ShutdownWatcher(Transcript& transcript, Clock::time_point watch
       stuck_reason_(std::move(stuck_reason)),
       channel_(channel),
       signal_fd_(open_shutdown_signal_fd()),
-      stop_fd_(open_stop_fd()),
+      stop_fd_(checked_fd(::eventfd(0, EFD_CLOEXEC), "eventfd")),
       thread_([this] { loop(); }) {}
 
 ShutdownWatcher::~ShutdownWatcher() {

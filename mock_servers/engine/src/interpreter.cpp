@@ -6,7 +6,6 @@
 #include "conversation.hpp"
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
-#include "engine/default_server.hpp"
 
 namespace mcpping {
 
@@ -27,8 +26,7 @@ struct Interpreter::Impl {
     for (const auto& [name, msg] : script.captures()) {
       if (script.was_answered(name) || !is_request(msg)) continue;
       script.answered(name);
-      if (auto answer = default_answer(msg, conv.defaults(), conv.inbox().era()))
-        conv.send_one(*answer);
+      conv.inbox().answer_default(msg);
     }
   }
 
@@ -38,7 +36,7 @@ struct Interpreter::Impl {
       return finish(Pump::Eof);
     }
     conv.inbox().serve_all();
-    return finish(conv.pump(conv.clock().case_deadline(), nullptr));
+    return finish(conv.inbox().pump(conv.clock().case_deadline(), nullptr));
   }
 
   std::string finish(Pump why) {
@@ -94,7 +92,7 @@ struct Interpreter::Impl {
   // still sends for a quiet window, then exits, so that a client watching the process rather
   // than end of file sees it go.
   std::string shut_down() {
-    const auto why = conv.pump(Clock::now() + from_ms(conv.timeout("quiet_ms")), nullptr);
+    const auto why = conv.inbox().pump(Clock::now() + from_ms(conv.timeout("quiet_ms")), nullptr);
     if (why == Pump::Interrupted || why == Pump::CaseDeadline) return finish(why);
     conv.transcript().event("the script closed the server's output; the server exits");
     conv.recorder().settle_deferred();

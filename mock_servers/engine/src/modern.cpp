@@ -66,20 +66,17 @@ std::vector<std::string> meta_problems(const Json& request) {
   const auto* meta = meta_of(request);
   if (!meta) return {"no params._meta"};
   std::vector<std::string> problems;
-  const auto version = meta->find(kMetaProtocolVersion);
-  if (version == meta->end()) {
-    problems.push_back(std::string("no ") + kMetaProtocolVersion);
-  } else if (!version->is_string()) {
-    problems.push_back(std::string(kMetaProtocolVersion) + " is " + safe_dump(*version) +
-                       ", not a string");
-  }
-  const auto capabilities = meta->find(kMetaClientCapabilities);
-  if (capabilities == meta->end()) {
-    problems.push_back(std::string("no ") + kMetaClientCapabilities);
-  } else if (!capabilities->is_object()) {
-    problems.push_back(std::string(kMetaClientCapabilities) + " is " + safe_dump(*capabilities) +
-                       ", not an object");
-  }
+  const auto check = [&](const char* key, bool object) {
+    const auto field = meta->find(key);
+    if (field == meta->end()) {
+      problems.push_back(std::string("no ") + key);
+    } else if (object ? !field->is_object() : !field->is_string()) {
+      problems.push_back(std::string(key) + " is " + safe_dump(*field) +
+                         (object ? ", not an object" : ", not a string"));
+    }
+  };
+  check(kMetaProtocolVersion, /*object=*/false);
+  check(kMetaClientCapabilities, /*object=*/true);
   return problems;
 }
 

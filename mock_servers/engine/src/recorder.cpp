@@ -67,24 +67,16 @@ bool Recorder::take_owed_initialized(const ClientMessage& message) {
   // Over HTTP only the session the initialize started can owe it: a later session's
   // notification is that session's, not a late one for the first.
   if (!owed_->session.empty() && session_of(message) != owed_->session) return false;
-  record_for_step(owed_->step, builtin_check("handshake"), Outcome::Met,
-                  std::string(builtin_expected("handshake")),
-                  owed_->init_text + "; notifications/initialized " +
-                      format_ms(std::max(0.0, elapsed_ms(owed_->since, message.at))) +
-                      " ms after the response, late: the server had gone on (" + owed_->moved_on +
-                      ")");
-  owed_.reset();
+  settle_owed(Outcome::Met, "; notifications/initialized " +
+                                format_ms(std::max(0.0, elapsed_ms(owed_->since, message.at))) +
+                                " ms after the response, late: the server had gone on (");
   return true;
 }
 
-void Recorder::settle_owed_initialized() {
-  if (!owed_) return;
-  record_for_step(owed_->step, builtin_check("handshake"), Outcome::Broken,
+void Recorder::settle_owed(Outcome outcome, const std::string& what) {
+  record_for_step(owed_->step, builtin_check("handshake"), outcome,
                   std::string(builtin_expected("handshake")),
-                  owed_->init_text + "; no notifications/initialized by the end of the run (" +
-                      format_ms(elapsed_ms(owed_->since, Clock::now())) +
-                      " ms after the response); the server went on without it (" + owed_->moved_on +
-                      ")");
+                  owed_->init_text + what + owed_->moved_on + ")");
   owed_.reset();
 }
 
@@ -93,7 +85,11 @@ void Recorder::defer(std::function<void()> settle) {
 }
 
 void Recorder::settle_deferred() {
-  settle_owed_initialized();
+  if (owed_) {
+    settle_owed(Outcome::Broken, "; no notifications/initialized by the end of the run (" +
+                                     format_ms(elapsed_ms(owed_->since, Clock::now())) +
+                                     " ms after the response); the server went on without it (");
+  }
   const auto current = script_.index();
   auto pending = std::move(deferred_);
   deferred_.clear();

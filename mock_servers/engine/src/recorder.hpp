@@ -43,7 +43,6 @@ class Recorder {
   Recorder(Transcript& transcript, ScriptCursor& script)
       : transcript_(transcript), script_(script) {}
 
-  // Records an observation for `check`.
   void record(const CheckDef& check, Outcome outcome, std::string expected, std::string actual,
               std::vector<double> latency = {}, Json details = Json::object());
   // The mock server's own check, recorded only when violated.
@@ -66,8 +65,8 @@ class Recorder {
   bool take_owed_initialized(const ClientMessage& message);
 
  private:
-  // At the end of the run: records the handshake Broken if it still waits.
-  void settle_owed_initialized();
+  // Records the owed handshake check: the handshake's text, `what`, why the script went on.
+  void settle_owed(Outcome outcome, const std::string& what);
   void record_for_step(std::size_t step, const CheckDef& check, Outcome outcome,
                        std::string expected, std::string actual, std::vector<double> latency = {},
                        Json details = Json::object(), bool implicit = false);

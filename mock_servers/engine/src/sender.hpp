@@ -24,17 +24,17 @@ class Sender {
   // Each `send` takes the count of client requests (not pings) that arrived before it, kept
   // with each frame (SentFrame::requests_before).
 
-  // Sends frames (recorded, kept under `label`); false when a write failed (recorded).
-  bool send_messages(const std::vector<Json>& frames, const SendOptions& options,
-                     const std::string* label, std::size_t requests_before);
-  // Sends the frames as one JSON-RPC batch, one array in one message; each element is kept
-  // under `label` as a frame of its own, so expect_response records each.
-  bool send_batch(const std::vector<Json>& frames, const SendOptions& options,
-                  const std::string* label, std::size_t requests_before);
+  // Sends frames (recorded, kept under `label`); false when a write failed (recorded). With
+  // `batch`, as one JSON-RPC batch, one array in one message; each element is kept under
+  // `label` as a frame of its own, so expect_response records each.
+  bool send(const std::vector<Json>& frames, const SendOptions& options, const std::string* label,
+            std::size_t requests_before, bool batch = false);
   bool send_one(const Json& frame, std::size_t requests_before, const std::string& route = {});
 
   // The frames sent under `label`, in order (none when nothing was).
   const std::vector<SentFrame>& labelled(const std::string& label) const;
+  // Those of them that carry an id: the requests a client response can answer.
+  std::vector<SentFrame> labelled_requests(const std::string& label) const;
   const std::vector<SentFrame>& all_sent() const { return all_sent_; }
 
   // Closes the server's output (stdio): the server then shuts down after the script.

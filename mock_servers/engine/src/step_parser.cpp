@@ -21,6 +21,16 @@ const Json& StepParser::member(const std::string& key) const {
   return reader().member(step_, key, pointer_);
 }
 
+std::optional<std::string> StepParser::name(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return reader().nonempty_string(step_[key], pointer(key));
+}
+
+bool StepParser::boolean(const Json& value, const std::string& pointer) const {
+  if (!value.is_boolean()) fail(pointer, "must be a boolean");
+  return value.get<bool>();
+}
+
 void StepParser::empty_arg() const {
   if (!arg().is_object() || !arg().empty()) fail(arg_pointer_, "takes {}");
 }
@@ -75,11 +85,10 @@ std::string StepParser::known_label() const {
 }
 
 std::optional<std::string> StepParser::define_label(const std::string& key, bool answer) {
-  if (!has(key)) return std::nullopt;
-  const auto label = reader().nonempty_string(step_[key], pointer(key));
-  if (!state_.labels.insert(label).second)
-    fail(pointer(key), "label \"" + label + "\" is used twice");
-  if (answer) state_.answer_labels.insert(label);
+  const auto label = name(key);
+  if (label && !state_.labels.insert(*label).second)
+    fail(pointer(key), "label \"" + *label + "\" is used twice");
+  if (label && answer) state_.answer_labels.insert(*label);
   return label;
 }
 
@@ -119,21 +128,20 @@ Json StepParser::template_value(const Json& value, const std::string& pointer,
 }
 
 std::string StepParser::route() const {
-  if (!has("on")) return {};
-  auto on = reader().nonempty_string(step_["on"], pointer("on"));
-  if (on == "get") return on;
-  if (on.rfind("post:", 0) != 0)
-    fail(pointer("on"), "unknown route \"" + on + "\" (known: \"get\", \"post:NAME\")");
-  return post_route(on, pointer("on"));
+  const auto on = name("on");
+  if (!on || *on == "get") return on.value_or("");
+  if (on->rfind("post:", 0) != 0)
+    fail(pointer("on"), "unknown route \"" + *on + "\" (known: \"get\", \"post:NAME\")");
+  return post_route(*on, pointer("on"));
 }
 
-std::string StepParser::post_route_arg(bool get_too) const {
+std::string StepParser::stream_arg() const {
   auto on = reader().nonempty_string(arg(), arg_pointer_);
-  if (get_too && on == "get") return on;
+  if (on == "get") return on;
   if (on.rfind("post:", 0) != 0)
-    fail(arg_pointer_, std::string("must be ") +
-                           (get_too ? "\"get\" (the GET listening stream) or " : "") +
-                           "\"post:NAME\", the stream of the POST of the request captured as NAME");
+    fail(arg_pointer_,
+         "must be \"get\" (the GET listening stream) or \"post:NAME\", the stream "
+         "of the POST of the request captured as NAME");
   return post_route(on, arg_pointer_);
 }
 
@@ -169,14 +177,8 @@ SseFraming StepParser::sse() const {
     if (sse.line_end != "\n" && sse.line_end != "\r\n" && sse.line_end != "\r")
       fail(p + "/line_end", "must be \"\\n\", \"\\r\\n\" or \"\\r\"");
   }
-  if (o.contains("field_space")) {
-    if (!o["field_space"].is_boolean()) fail(p + "/field_space", "must be a boolean");
-    sse.field_space = o["field_space"].get<bool>();
-  }
-  if (o.contains("multiline")) {
-    if (!o["multiline"].is_boolean()) fail(p + "/multiline", "must be a boolean");
-    sse.multiline = o["multiline"].get<bool>();
-  }
+  if (o.contains("field_space")) sse.field_space = boolean(o["field_space"], p + "/field_space");
+  if (o.contains("multiline")) sse.multiline = boolean(o["multiline"], p + "/multiline");
   if (o.contains("prefix")) sse.prefix = c.string(o["prefix"], p + "/prefix");
   return sse;
 }

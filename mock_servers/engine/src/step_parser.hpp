@@ -42,13 +42,15 @@ class StepParser {
   }
   const FixtureReader& reader() const { return state_.reader; }
   const Json& step() const { return step_; }
-  std::size_t index() const { return index_; }
   bool is_last() const { return index_ + 1 == state_.script_size; }
   const std::string& pointer() const { return pointer_; }  // "/script/N"
   std::string pointer(const std::string& key) const { return pointer_ + "/" + key; }
   bool has(const std::string& key) const { return step_.contains(key); }
   // A member the step must carry ("required").
   const Json& member(const std::string& key) const;
+  // A non-empty string under `key`, when the step has one.
+  std::optional<std::string> name(const std::string& key) const;
+  bool boolean(const Json& value, const std::string& pointer) const;
 
   // The action's value and its pointer ("/script/N/ACTION").
   const Json& arg() const { return step_[action_]; }
@@ -73,7 +75,6 @@ class StepParser {
 
   // The action's value as the label of an earlier send.
   std::string known_label() const;
-  // `key` as a new label (unique in the script), when the step has it.
   // The step's label under `key`, unique in the script. `answer`: it labels a response the
   // script sends (respond), which no step may wait on as a request.
   std::optional<std::string> define_label(const std::string& key, bool answer = false);
@@ -89,9 +90,9 @@ class StepParser {
 
   // "on": "" (the host's default), "get" or "post:NAME" of a captured request.
   std::string route() const;
-  // The action's value as "post:NAME" of a captured request, or also "get" (the GET
-  // listening stream) with `get_too`.
-  std::string post_route_arg(bool get_too = false) const;
+  // The action's value as "post:NAME" of a captured request or "get" (the GET listening
+  // stream).
+  std::string stream_arg() const;
   // "sse": the framing of each server-sent event.
   SseFraming sse() const;
   // A count under `key` of at least `min`, or `fallback` when absent.

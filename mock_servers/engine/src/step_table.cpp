@@ -37,16 +37,13 @@ const StepKind& kind_of(const FixtureReader& c, const Json& step, const std::str
     if (step.contains(kind.name)) found.push_back(&kind);
   }
   if (found.size() != 1) {
+    // Every kind when none was found, else those the step has, in the order of its keys.
     std::vector<std::string> names;
-    for (const auto* kind : found) names.emplace_back(kind->name);
-    if (found.empty()) {
-      for (const auto& kind : step_kinds()) names.emplace_back(kind.name);
-      std::sort(names.begin(), names.end());
-      c.fail(p, "no action (known: " + join(names, ", ") + ")");
-    }
-    // In the order of the step's own keys (alphabetical).
+    for (const auto& kind : step_kinds())
+      if (found.empty() || step.contains(kind.name)) names.emplace_back(kind.name);
     std::sort(names.begin(), names.end());
-    c.fail(p, "more than one action: " + join(names, ", "));
+    c.fail(p, found.empty() ? "no action (known: " + join(names, ", ") + ")"
+                            : "more than one action: " + join(names, ", "));
   }
   return *found.front();
 }

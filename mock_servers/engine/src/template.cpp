@@ -34,29 +34,22 @@ std::string substitute_text(const std::string& text, const Captures& captures,
 }  // namespace
 
 std::optional<ValueProblem> check_template(const Json& tmpl) {
-  if (tmpl.is_object()) {
-    if (tmpl.size() == 1 && tmpl.begin().key().rfind('$', 0) == 0) {
-      const auto& key = tmpl.begin().key();
-      if (key != "$text") {
-        return ValueProblem{"", "unknown template operator \"" + key + "\" (templates know $text)"};
-      }
-      if (!tmpl.begin().value().is_string()) {
-        return ValueProblem{"/$text", "$text takes a reference like \"call.id\""};
-      }
-      return std::nullopt;
+  if (tmpl.is_object() && tmpl.size() == 1 && tmpl.begin().key().rfind('$', 0) == 0) {
+    const auto& key = tmpl.begin().key();
+    if (key != "$text") {
+      return ValueProblem{"", "unknown template operator \"" + key + "\" (templates know $text)"};
     }
-    for (const auto& [key, sub] : tmpl.items()) {
-      if (auto problem = check_template(sub)) {
-        problem->pointer = "/" + key + problem->pointer;
-        return problem;
-      }
+    if (!tmpl.begin().value().is_string()) {
+      return ValueProblem{"/$text", "$text takes a reference like \"call.id\""};
     }
-  } else if (tmpl.is_array()) {
-    for (std::size_t i = 0; i < tmpl.size(); ++i) {
-      if (auto problem = check_template(tmpl[i])) {
-        problem->pointer = "/" + std::to_string(i) + problem->pointer;
-        return problem;
-      }
+    return std::nullopt;
+  }
+  if (!tmpl.is_structured()) return std::nullopt;
+  // An array's items() are keyed by their index.
+  for (const auto& [key, sub] : tmpl.items()) {
+    if (auto problem = check_template(sub)) {
+      problem->pointer = "/" + key + problem->pointer;
+      return problem;
     }
   }
   return std::nullopt;
@@ -69,22 +62,14 @@ Json instantiate(const Json& tmpl, const Captures& captures, std::optional<std::
     if (text.find("${") == std::string::npos) return tmpl;
     return substitute_text(text, captures, index);
   }
-  if (tmpl.is_object()) {
-    // {"$text": "name.path"}: the captured value's text as a string ("1" for 1), for ids that
-    // must equal a captured one in value but not in type.
-    if (tmpl.size() == 1 && tmpl.contains("$text") && tmpl["$text"].is_string()) {
-      return value_text(lookup(tmpl["$text"].get<std::string>(), captures, index));
-    }
-    Json out = Json::object();
-    for (const auto& [key, sub] : tmpl.items()) out[key] = instantiate(sub, captures, index);
-    return out;
-  }
-  if (tmpl.is_array()) {
-    Json out = Json::array();
-    for (const auto& sub : tmpl) out.push_back(instantiate(sub, captures, index));
-    return out;
-  }
-  return tmpl;
+  // {"$text": "name.path"}: the captured value's text as a string ("1" for 1), for ids that
+  // must equal a captured one in value but not in type.
+  if (tmpl.is_object() && tmpl.size() == 1 && tmpl.contains("$text") && tmpl["$text"].is_string())
+    return value_text(lookup(tmpl["$text"].get<std::string>(), captures, index));
+  if (!tmpl.is_structured()) return tmpl;
+  Json out = tmpl;
+  for (auto& sub : out) sub = instantiate(sub, captures, index);
+  return out;
 }
 
 }  // namespace mcpping

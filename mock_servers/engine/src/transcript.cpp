@@ -35,7 +35,7 @@ double Transcript::ms(Clock::time_point when) const {
 void Transcript::write(Json record) {
   const std::lock_guard lock(mutex_);
   // Taken under the lock so that the files' timestamps never go backwards.
-  record["t"] = std::round(now_ms() * 1000.0) / 1000.0;
+  record["t"] = std::round(ms(Clock::now()) * 1000.0) / 1000.0;
   if (jsonl_) {
     const auto line = safe_dump(record) + "\n";
     std::fputs(line.c_str(), jsonl_);
@@ -121,11 +121,6 @@ bool Transcript::end(const std::string& reason) {
   }
   write({{"kind", "end"}, {"reason", reason}});
   return true;
-}
-
-bool Transcript::ended() const {
-  const std::lock_guard lock(mutex_);
-  return ended_;
 }
 
 std::vector<Json> Transcript::records() const {

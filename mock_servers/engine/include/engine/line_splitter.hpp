@@ -27,7 +27,6 @@ class LineSplitter {
 
   // Bytes held now; never more than the cap.
   std::size_t buffered() const { return partial_.size(); }
-  std::size_t cap() const { return cap_; }
 
  private:
   std::size_t cap_;

@@ -36,7 +36,6 @@ class Transcript {
 
   // Milliseconds since start, monotonic.
   double ms(Clock::time_point when) const;
-  double now_ms() const { return ms(Clock::now()); }
 
   void start(long pid, const std::string& scenario, const std::string& transport,
              const std::string& revision);
@@ -60,7 +59,6 @@ class Transcript {
   // Records `end` once; later calls are ignored and return false.
   bool end(const std::string& reason);
 
-  bool ended() const;
   // Every record so far, in order. A transcript written to files reads them back from
   // transcript.jsonl: it keeps none in memory, so a client flooding the server with bytes
   // costs disk, not the server's memory.

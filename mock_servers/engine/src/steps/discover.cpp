@@ -31,20 +31,21 @@ struct Discover final : Step {
 
   StepResult run(Conversation& conv) const override {
     const auto within_ms = conv.timeout(within);
-    const std::string expected = "server/discover as the client's first request";
+    const auto probe = [&](Outcome outcome, const std::string& actual) {
+      if (check)
+        conv.record(*check, outcome, "server/discover as the client's first request", actual);
+    };
     const auto t0 = Clock::now();
     std::optional<ClientMessage> first;
     // Client pings are answered by the pump; notifications wait in the inbox.
-    const auto why = conv.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+    const auto why = conv.inbox().pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
       if (!is_request(m.json) || method_of(m.json) == "ping") return false;
       first = m;
       return true;
     });
     if (!first) {
       if (why == Pump::Interrupted) return conv.after_wait(why);  // not reached
-      if (check)
-        conv.record(*check, Outcome::Broken, expected,
-                    "no request: " + conv.inbox().no_message_text(why, within_ms, t0));
+      probe(Outcome::Broken, "no request: " + conv.inbox().no_message_text(why, within_ms, t0));
       return conv.after_wait(why, "no request to start the session");
     }
     const auto method = method_of(first->json);
@@ -54,45 +55,30 @@ struct Discover final : Step {
     const auto offered = meta_protocol_version(first->json);
     const auto version =
         offered && revision_is_modern(*offered) ? *offered : supported_modern_revisions().front();
-    settle_version(conv, version);
+    conv.negotiated(version, "modern: per-request _meta");
     conv.inbox().check_modern_request(*first);
     const auto offered_text = " (" + std::string(kMetaProtocolVersion) + " " +
                               (offered ? "\"" + *offered + "\"" : std::string("absent")) + ")";
     if (method == "server/discover") {
-      conv.captures()[as] = first->json;
-      conv.script().answered(as);
-      const auto result = discover_result(conv.defaults());
-      conv.captures()[as + "_result"] = result;
-      if (!conv.send_one(make_result(first->json["id"], result))) {
-        if (check)
-          conv.record(*check, Outcome::Broken, expected, "the DiscoverResult could not be written");
+      if (!conv.answer(as, first->json, discover_result(conv.defaults()))) {
+        probe(Outcome::Broken, "the DiscoverResult could not be written");
         return conv.fail("write failed");
       }
-      if (check)
-        conv.record(*check, Outcome::Met, expected,
-                    "server/discover" + offered_text + " after " + waited);
+      probe(Outcome::Met, "server/discover" + offered_text + " after " + waited);
       return StepResult::Ok;
     }
     // A modern request without a probe: the later steps take it.
+    probe(Outcome::Broken, describe_message(first->json) + offered_text + " after " + waited +
+                               ", without probing with server/discover first");
     conv.inbox().put_back_first(std::move(*first));
-    if (check)
-      conv.record(*check, Outcome::Broken, expected,
-                  describe_message(conv.inbox().waiting().front().json) + offered_text + " after " +
-                      waited + ", without probing with server/discover first");
     return StepResult::Ok;
-  }
-
-  static void settle_version(Conversation& conv, const std::string& version) {
-    conv.negotiated(version, "modern: per-request _meta");
   }
 
   // A legacy client: answered as a dual-era server answers it, then the case cannot run.
   static StepResult legacy_session(Conversation& conv, const ClientMessage& init) {
-    conv.captures()["initialize"] = init.json;
-    conv.script().answered("initialize");
     const auto result = initialize_result(init.json, conv.defaults());
+    if (!conv.answer("initialize", init.json, result)) return conv.fail("write failed");
     const auto version = result["protocolVersion"].get<std::string>();
-    if (!conv.send_one(make_result(init.json["id"], result))) return conv.fail("write failed");
     conv.negotiated(version, "legacy: the client sent initialize");
     conv.transcript().unsupported(
         "the client started a legacy session (initialize, answered with protocol version " +
@@ -106,7 +92,7 @@ struct Discover final : Step {
 std::unique_ptr<Step> parse_discover(StepParser& p) {
   p.empty_arg();
   auto s = std::make_unique<Discover>();
-  if (p.has("as")) s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
+  s->as = p.name("as").value_or(s->as);
   // As for the first handshake: a slow start is the machine's, not the client's.
   s->within = p.timeout("within", "case_deadline_ms");
   s->check = p.optional_check("check");

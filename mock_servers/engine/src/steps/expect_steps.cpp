@@ -54,12 +54,10 @@ struct Expect final : Step {
       // Only a missing MUST message stops the script: a SHOULD, MAY or INFO check records its
       // absence and the case goes on to what it is about (a later step that needs the capture
       // stops it then).
-      if (!miss_stops_script(check) && why == Pump::Deadline) {
-        return StepResult::Ok;
-      }
+      if (!miss_stops_script(check) && why == Pump::Deadline) return StepResult::Ok;
       return conv.after_wait(why, "expected message did not arrive");
     }
-    if (as) conv.captures()[*as] = msg->json;
+    if (as) conv.script().captures()[*as] = msg->json;
     if (label)
       conv.transcript().event("the client sent \"" + *label + "\": " + describe_message(msg->json),
                               {{"fired", *label}});
@@ -67,24 +65,21 @@ struct Expect final : Step {
     const auto seen = describe_message(msg->json) + " after " + format_ms(waited) + " ms";
     if (form_check) {
       std::string why;
-      const bool formed = matches(*form, msg->json, conv.captures(), &why);
+      const bool formed = matches(*form, msg->json, conv.script().captures(), &why);
       conv.record(*form_check, formed ? Outcome::Met : Outcome::Broken,
                   "the message matches " + safe_dump(*form),
-                  formed ? shorten(safe_dump(msg->json), 200)
-                         : shorten(safe_dump(msg->json), 200) + ": " + why);
+                  shorten(safe_dump(msg->json), 200) + (formed ? "" : ": " + why));
     }
-    if (fresh_id) {
-      if (const auto reused = used_before(*msg, conv.inbox())) {
-        conv.record(check, Outcome::Broken, expected + ", with an id not used before",
-                    seen + "; " + *reused);
-        return StepResult::Ok;
-      }
+    if (!fresh_id) {
+      conv.record(check, Outcome::Met, expected, seen);
+    } else if (const auto reused = used_before(*msg, conv.inbox())) {
+      conv.record(check, Outcome::Broken, expected + ", with an id not used before",
+                  seen + "; " + *reused);
+    } else {
       conv.record(check, Outcome::Met, expected + ", with an id not used before",
                   seen + "; its id is new among the session's " +
                       std::to_string(msg->request_index) + " earlier request(s)");
-      return StepResult::Ok;
     }
-    conv.record(check, Outcome::Met, expected, seen);
     return StepResult::Ok;
   }
 
@@ -106,8 +101,8 @@ struct ExpectNone final : Step {
     const auto window_ms = conv.timeout(window);
     const auto t0 = Clock::now();
     std::vector<std::string> seen;
-    const auto why = conv.pump(t0 + from_ms(window_ms), [&](const ClientMessage& m) {
-      if (matches(pattern, m.json, conv.captures())) {
+    const auto why = conv.inbox().pump(t0 + from_ms(window_ms), [&](const ClientMessage& m) {
+      if (matches(pattern, m.json, conv.script().captures())) {
         seen.push_back(describe_message(m.json) + " after " + format_ms(elapsed_ms(t0, m.at)) +
                        " ms");
       }
@@ -115,14 +110,11 @@ struct ExpectNone final : Step {
     });
     const auto expected = "no client message matching " + safe_dump(pattern) + " within " +
                           format_ms(window_ms) + " ms";
-    if (seen.empty()) {
-      conv.record(check, Outcome::Met, expected,
-                  "none within " + format_ms(elapsed_ms(t0, Clock::now())) + " ms");
-    } else {
-      std::string actual = std::to_string(seen.size()) + " matching: " + seen.front();
-      if (seen.size() > 1) actual += " | ...";
-      conv.record(check, Outcome::Broken, expected, actual);
-    }
+    const auto actual = seen.empty()
+                            ? "none within " + format_ms(elapsed_ms(t0, Clock::now())) + " ms"
+                            : std::to_string(seen.size()) + " matching: " + seen.front() +
+                                  (seen.size() > 1 ? " | ..." : "");
+    conv.record(check, seen.empty() ? Outcome::Met : Outcome::Broken, expected, actual);
     return conv.go_on(why);
   }
 };
@@ -145,21 +137,19 @@ struct ObserveClientPings final : Step {
       return true;
     };
     Pump why = Pump::Stopped;
-    while (why == Pump::Stopped) why = conv.pump(end, take_pings);
+    while (why == Pump::Stopped) why = conv.inbox().pump(end, take_pings);
     std::string actual =
         std::to_string(at.size()) + " client ping(s) in " + format_ms(window_ms) + " ms";
     std::vector<double> intervals;
     for (std::size_t i = 1; i < at.size(); ++i) intervals.push_back(round3(at[i] - at[i - 1]));
-    if (!at.empty()) {
-      actual += ", at";
-      for (auto t : at) actual += " " + format_ms(t);
+    const auto list = [&](const char* name, const std::vector<double>& times) {
+      if (times.empty()) return;
+      actual += name;
+      for (auto t : times) actual += " " + format_ms(t);
       actual += " ms";
-    }
-    if (!intervals.empty()) {
-      actual += "; intervals";
-      for (auto d : intervals) actual += " " + format_ms(d);
-      actual += " ms";
-    }
+    };
+    list(", at", at);
+    list("; intervals", intervals);
     conv.record(check, at.empty() ? Outcome::Broken : Outcome::Met,
                 "client pings while the server stays quiet for " + format_ms(window_ms) + " ms",
                 actual, {}, {{"pings_at_ms", at}, {"intervals_ms", intervals}});
@@ -196,10 +186,8 @@ std::unique_ptr<Step> parse_expect(StepParser& p) {
   s->pattern = p.pattern(p.object_arg(), p.arg_pointer());
   s->within = p.timeout("within", "expect_ms");
   s->check = p.check("check");
-  if (p.has("as")) {
-    s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
-    p.capture(*s->as);
-  }
+  s->as = p.name("as");
+  if (s->as) p.capture(*s->as);
   s->label = p.define_label("label", true);
   if (p.has("form") != p.has("form_check"))
     p.fail(p.pointer(p.has("form") ? "form" : "form_check"),
@@ -208,10 +196,7 @@ std::unique_ptr<Step> parse_expect(StepParser& p) {
     s->form = p.pattern(p.step()["form"], p.pointer("form"));
     s->form_check = p.optional_check("form_check");
   }
-  if (p.has("fresh_id")) {
-    if (!p.step()["fresh_id"].is_boolean()) p.fail(p.pointer("fresh_id"), "must be a boolean");
-    s->fresh_id = p.step()["fresh_id"].get<bool>();
-  }
+  if (p.has("fresh_id")) s->fresh_id = p.boolean(p.step()["fresh_id"], p.pointer("fresh_id"));
   return s;
 }
 

@@ -65,21 +65,17 @@ struct Handshake final : Step {
       conv.record(check, Outcome::Broken, expected, "the initialize response could not be written");
       return conv.fail("write failed");
     }
+    // A new session starts without the previous session's id (Streamable HTTP).
+    const auto carried = session_header(*init);
     if (own_check) {
-      // A new session starts without the previous session's id (Streamable HTTP).
-      const auto carried = session_header(*init);
-      if (carried.empty()) {
-        conv.record(check, Outcome::Met, expected, init_text + ", without Mcp-Session-Id");
-      } else {
-        conv.record(check, Outcome::Broken, expected,
-                    init_text + ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\"");
-      }
+      conv.record(check, carried.empty() ? Outcome::Met : Outcome::Broken, expected,
+                  init_text + (carried.empty()
+                                   ? ", without Mcp-Session-Id"
+                                   : ", carrying Mcp-Session-Id \"" + shorten(carried, 80) + "\""));
     }
     const auto t1 = Clock::now();
     const auto after = await_initialized(conv, t1);
-    if (own_check) {
-      return settle_later_initialized(conv, after.initialized, after.first_request, after.why);
-    }
+    if (own_check) return settle_later_initialized(conv, after);
     return settle_initialized(conv, check, expected, init_text, t1, after, session_of(*init));
   }
 
@@ -88,8 +84,6 @@ struct Handshake final : Step {
   // be written.
   bool answer_initialize(Conversation& conv, const ClientMessage& init, double init_ms,
                          std::string& init_text) const {
-    conv.captures()[as] = init.json;
-    conv.script().answered(as);
     if (!own_check && init_ms > conv.timeout("expect_ms")) {
       conv.transcript().event(
           "a slow start: initialize after " + format_ms(init_ms) + " ms, later than expect_ms (" +
@@ -102,8 +96,7 @@ struct Handshake final : Step {
       result["capabilities"].update(capabilities);
       conv.defaults().capabilities = result["capabilities"];  // what the default service answers
     }
-    conv.captures()[as + "_result"] = result;
-    if (!conv.send_one(make_result(init.json["id"], result))) return false;
+    if (!conv.answer(as, init.json, result)) return false;
     const auto negotiated = result["protocolVersion"].get<std::string>();
     conv.negotiated(negotiated);
     const auto params = init.json.find("params");
@@ -140,11 +133,12 @@ struct Handshake final : Step {
     std::vector<ClientMessage> held;
     while (!after.initialized && !after.first_request) {
       std::optional<ClientMessage> got;
-      after.why = conv.pump(t1 + from_ms(conv.timeout("quiet_ms")), [&](const ClientMessage& m) {
-        if (m.json.is_null() || is_response(m.json)) return false;
-        got = m;
-        return true;
-      });
+      after.why =
+          conv.inbox().pump(t1 + from_ms(conv.timeout("quiet_ms")), [&](const ClientMessage& m) {
+            if (m.json.is_null() || is_response(m.json)) return false;
+            got = m;
+            return true;
+          });
       if (!got) break;
       if (is_initialized(got->json)) {
         after.initialized = std::move(got);
@@ -194,18 +188,17 @@ struct Handshake final : Step {
 
   // A later handshake's notifications/initialized is noted, not recorded: the first handshake's
   // check is the lifecycle's.
-  static StepResult settle_later_initialized(Conversation& conv,
-                                             const std::optional<ClientMessage>& initialized,
-                                             const std::optional<std::string>& first_request,
-                                             Pump why) {
-    if (initialized) return StepResult::Ok;
-    if (why == Pump::Interrupted || why == Pump::CaseDeadline) return conv.after_wait(why);
-    if (why == Pump::Eof) return StepResult::Ok;  // the steps after it see the end
-    conv.transcript().event("no notifications/initialized for the new session yet (" +
-                                (first_request ? "the client sent " + *first_request + " first"
-                                               : std::string("nothing within the quiet window")) +
-                                "): going on",
-                            {{"step", conv.script().index()}});
+  static StepResult settle_later_initialized(Conversation& conv, const AfterInitialize& after) {
+    // At end of input the steps after it see the end.
+    if (after.initialized || after.why == Pump::Eof) return StepResult::Ok;
+    if (after.why == Pump::Interrupted || after.why == Pump::CaseDeadline)
+      return conv.after_wait(after.why);
+    conv.transcript().event(
+        "no notifications/initialized for the new session yet (" +
+            (after.first_request ? "the client sent " + *after.first_request + " first"
+                                 : std::string("nothing within the quiet window")) +
+            "): going on",
+        {{"step", conv.script().index()}});
     return StepResult::Ok;
   }
 };
@@ -215,7 +208,7 @@ struct Handshake final : Step {
 std::unique_ptr<Step> parse_handshake(StepParser& p) {
   p.empty_arg();
   auto s = std::make_unique<Handshake>();
-  if (p.has("as")) s->as = p.reader().nonempty_string(p.step()["as"], p.pointer("as"));
+  s->as = p.name("as").value_or(s->as);
   s->own_check = p.optional_check("check");
   // The first initialize may come as late as the client likes (a slow start is the machine's,
   // not the client's); a later handshake's check is about a new session started in time.

@@ -19,11 +19,7 @@ struct FailNextPost final : Step {
   std::string label;  // optional: the checks `given` it are recorded once it fired
 
   StepResult run(Conversation& conv) const override {
-    PostFault fault;
-    fault.pattern = pattern;
-    fault.captures = conv.captures();
-    fault.with = with;
-    fault.label = label;
+    const PostFault fault{pattern, conv.script().captures(), with, label};
     if (!conv.channel().arm_post_fault(fault)) {
       conv.transcript().event("this transport has no POSTs to fail");
       return conv.fail("fail_next_post needs an HTTP transport");
@@ -47,10 +43,7 @@ struct ExpectPost final : Step {
 
   StepResult run(Conversation& conv) const override {
     const auto within_ms = conv.timeout(within);
-    std::vector<SentFrame> requests;
-    for (const auto& sent : conv.sender().labelled(label)) {
-      if (sent.frame.contains("id")) requests.push_back(sent);
-    }
+    const auto requests = conv.sender().labelled_requests(label);
     const auto expected = "the POST carrying the response to each request sent as \"" + label +
                           "\" matches " + safe_dump(pattern) +
                           (preferred ? ", and should match " + safe_dump(*preferred) : "");
@@ -72,7 +65,7 @@ struct ExpectPost final : Step {
     };
     Pump why = Pump::Stopped;
     if (!requests.empty() && !all_in()) {
-      why = conv.pump(Clock::now() + from_ms(within_ms), [&](const ClientMessage& m) {
+      why = conv.inbox().pump(Clock::now() + from_ms(within_ms), [&](const ClientMessage& m) {
         return (is_response(m.json) || m.event == "post-refused") && all_in();
       });
     }
@@ -84,28 +77,25 @@ struct ExpectPost final : Step {
     std::string actual;
     for (const auto& req : requests) {
       const auto* r = response_to(req);
+      const auto id = "id " + safe_dump(req.frame["id"]);
+      const auto seen = r ? shorten(safe_dump(r->meta), 240) : std::string();
       std::string text;
+      std::string why_not;
+      if (r) ++posted;
       if (!r) {
-        text = "no response to id " + safe_dump(req.frame["id"]) + " within " +
-               format_ms(within_ms) + " ms";
-      } else {
-        ++posted;
-        std::string why_not;
-        if (r->meta.is_object() && r->meta.contains("refused")) {
-          outcome = Outcome::Broken;
-          text = "id " + safe_dump(req.frame["id"]) + ": the server refused its POST with " +
-                 safe_dump(r->meta["refused"]) + " in " + shorten(safe_dump(r->meta), 240);
-        } else if (!matches(pattern, r->meta, conv.captures(), &why_not)) {
-          outcome = Outcome::Broken;
-          text = "id " + safe_dump(req.frame["id"]) + ": " + why_not + " in " +
-                 shorten(safe_dump(r->meta), 240);
-        } else if (preferred && !matches(*preferred, r->meta, conv.captures(), &why_not)) {
-          if (outcome == Outcome::Met) outcome = Outcome::Degraded;
-          text = "id " + safe_dump(req.frame["id"]) + ": degraded: " + why_not + " in " +
-                 shorten(safe_dump(r->meta), 240);
-        } else if (requests.size() == 1) {
-          text = shorten(safe_dump(r->meta), 240);
-        }
+        text = "no response to " + id + " within " + format_ms(within_ms) + " ms";
+      } else if (r->meta.is_object() && r->meta.contains("refused")) {
+        outcome = Outcome::Broken;
+        text = id + ": the server refused its POST with " + safe_dump(r->meta["refused"]) + " in " +
+               seen;
+      } else if (!matches(pattern, r->meta, conv.script().captures(), &why_not)) {
+        outcome = Outcome::Broken;
+        text = id + ": " + why_not + " in " + seen;
+      } else if (preferred && !matches(*preferred, r->meta, conv.script().captures(), &why_not)) {
+        if (outcome == Outcome::Met) outcome = Outcome::Degraded;
+        text = id + ": degraded: " + why_not + " in " + seen;
+      } else if (requests.size() == 1) {
+        text = seen;
       }
       if (!text.empty()) actual += (actual.empty() ? "" : " | ") + text;
     }
@@ -200,7 +190,7 @@ struct AwaitResume final : Step {
     auto& resumed = conv.inbox().resumed();
     Pump why = Pump::Stopped;
     if (!resumed.count(*route)) {
-      why = conv.pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
+      why = conv.inbox().pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
         if (reconnects(m, *route) ||
             (m.event == "stream-resumed" && m.meta.value("stream", "") == *route))
           return true;
@@ -245,14 +235,12 @@ struct AwaitResume final : Step {
       if (last_event_id_check) record_last_event_id(conv, meta, resumption, last);
     } else {
       const auto sent = meta.value("last_event_id", "");
-      auto actual = "GET with Last-Event-ID " + safe_dump(Json(sent)) + ", " + after;
-      auto outcome = Outcome::Met;
-      if (sent != last) {
-        outcome = Outcome::Degraded;
-        actual += ": an earlier event than the last one written (" + safe_dump(Json(last)) +
-                  "), so what followed it is replayed";
-      }
-      conv.record(check, outcome, expected, actual);
+      conv.record(
+          check, sent == last ? Outcome::Met : Outcome::Degraded, expected,
+          "GET with Last-Event-ID " + safe_dump(Json(sent)) + ", " + after +
+              (sent == last ? ""
+                            : ": an earlier event than the last one written (" +
+                                  safe_dump(Json(last)) + "), so what followed it is replayed"));
     }
     if (retry_check) record_retry(conv, meta, waited);
     return StepResult::Ok;
@@ -262,30 +250,25 @@ struct AwaitResume final : Step {
   // earlier one of its events degraded (what followed is replayed), none or another broken.
   void record_last_event_id(Conversation& conv, const Json& meta, bool resumption,
                             const std::string& last) const {
-    const auto expected = "the reconnecting GET carries Last-Event-ID " + safe_dump(Json(last)) +
-                          ", the last event ID the stream wrote";
+    const auto sent = "Last-Event-ID " + safe_dump(Json(meta.value("last_event_id", "")));
+    auto outcome = Outcome::Broken;
+    std::string actual;
     if (!meta.contains("last_event_id")) {
-      conv.record(*last_event_id_check, Outcome::Broken, expected,
-                  "a GET without Last-Event-ID: a new listening stream, the old one abandoned");
-      return;
+      actual = "a GET without Last-Event-ID: a new listening stream, the old one abandoned";
+    } else if (!resumption) {
+      actual = sent + ", which names no event the stream wrote: a new listening stream";
+    } else if (meta.value("last_event_id", "") == last) {
+      outcome = Outcome::Met;
+      actual = sent;
+    } else {
+      outcome = Outcome::Degraded;
+      actual =
+          sent + ": an earlier event than the last one written, so what followed it is replayed";
     }
-    const auto sent = meta.value("last_event_id", "");
-    if (!resumption) {
-      conv.record(*last_event_id_check, Outcome::Broken, expected,
-                  "Last-Event-ID " + safe_dump(Json(sent)) +
-                      ", which names no event the stream "
-                      "wrote: a new listening stream");
-      return;
-    }
-    if (sent == last) {
-      conv.record(*last_event_id_check, Outcome::Met, expected,
-                  "Last-Event-ID " + safe_dump(Json(sent)));
-      return;
-    }
-    conv.record(*last_event_id_check, Outcome::Degraded, expected,
-                "Last-Event-ID " + safe_dump(Json(sent)) +
-                    ": an earlier event than the last one written, so what followed it is "
-                    "replayed");
+    conv.record(*last_event_id_check, outcome,
+                "the reconnecting GET carries Last-Event-ID " + safe_dump(Json(last)) +
+                    ", the last event ID the stream wrote",
+                actual);
   }
 
   // Only the lower bound is checked: waiting longer cannot be told from a slow network.
@@ -309,13 +292,13 @@ struct AwaitResume final : Step {
 
 std::unique_ptr<Step> parse_disconnect(StepParser& p) {
   auto s = std::make_unique<Disconnect>();
-  s->on = p.post_route_arg(/*get_too=*/true);
+  s->on = p.stream_arg();
   return s;
 }
 
 std::unique_ptr<Step> parse_await_resume(StepParser& p) {
   auto s = std::make_unique<AwaitResume>();
-  s->on = p.post_route_arg(/*get_too=*/true);
+  s->on = p.stream_arg();
   s->within = p.timeout("within", "expect_ms");
   s->check = p.check("check");
   s->retry_check = p.optional_check("retry_check");

@@ -27,7 +27,7 @@ struct Pause final : Step {
   std::string timeout;
 
   StepResult run(Conversation& conv) const override {
-    return conv.go_on(conv.pump(Clock::now() + from_ms(conv.timeout(timeout)), nullptr));
+    return conv.go_on(conv.inbox().pump(Clock::now() + from_ms(conv.timeout(timeout)), nullptr));
   }
   const std::string* fixed_wait() const override { return &timeout; }
 };
@@ -54,20 +54,17 @@ struct WriteStderr final : Step {
                               " ms: " + std::to_string(written) + " of " + all +
                               " written; the rest is dropped");
     }
-    if (check) {
-      const auto expected = "the client drains the server's stderr: " + all + " written within " +
-                            format_ms(within_ms) + " ms";
-      if (written == bytes.size()) {
-        conv.record(*check, Outcome::Met, expected, all + " written in " + format_ms(took) + " ms");
-      } else {
-        conv.record(*check, Outcome::Broken, expected,
-                    "the server was blocked on a full stderr pipe for " + format_ms(took) +
-                        " ms, longer than the pong cap allows: " + std::to_string(written) +
-                        " of " + all +
-                        " written. A server that logs synchronously stalls, its "
-                        "pongs included, while the client does not read its stderr");
-      }
-    }
+    if (!check) return StepResult::Ok;
+    const bool drained = written == bytes.size();
+    conv.record(*check, drained ? Outcome::Met : Outcome::Broken,
+                "the client drains the server's stderr: " + all + " written within " +
+                    format_ms(within_ms) + " ms",
+                drained ? all + " written in " + format_ms(took) + " ms"
+                        : "the server was blocked on a full stderr pipe for " + format_ms(took) +
+                              " ms, longer than the pong cap allows: " + std::to_string(written) +
+                              " of " + all +
+                              " written. A server that logs synchronously stalls, its pongs "
+                              "included, while the client does not read its stderr");
     return StepResult::Ok;
   }
 };
@@ -115,11 +112,10 @@ struct AwaitHeldInput final : Step {
     const auto why = conv.inbox().await_event("partial-message", t0 + from_ms(within_ms),
                                               [&] { return conv.inbox().input_held(); });
     if (const auto held = conv.inbox().take_held_input()) {
-      const auto bytes = *held;
-      conv.transcript().event("held the client's input after " + std::to_string(bytes) +
+      conv.transcript().event("held the client's input after " + std::to_string(*held) +
                                   " bytes of a message, not its end: the server reads on after "
                                   "its next write",
-                              {{"bytes", bytes}});
+                              {{"bytes", *held}});
       return StepResult::Ok;
     }
     conv.channel().hold_input_at(0);
@@ -145,19 +141,17 @@ std::unique_ptr<Step> parse_pause(StepParser& p) {
 
 std::unique_ptr<Step> parse_stderr(StepParser& p) {
   auto s = std::make_unique<WriteStderr>();
-  s->text = p.string_arg();
+  if (p.has("stderr_bytes")) {
+    s->filler = p.reader().count(p.arg(), p.arg_pointer(), 1);
+  } else {
+    s->text = p.string_arg();
+  }
   s->within = p.timeout("within", "pong_cap_ms");
   s->check = p.optional_check("check");
   return s;
 }
 
-std::unique_ptr<Step> parse_stderr_bytes(StepParser& p) {
-  auto s = std::make_unique<WriteStderr>();
-  s->filler = p.reader().count(p.arg(), p.arg_pointer(), 1);
-  s->within = p.timeout("within", "pong_cap_ms");
-  s->check = p.optional_check("check");
-  return s;
-}
+std::unique_ptr<Step> parse_stderr_bytes(StepParser& p) { return parse_stderr(p); }
 
 std::unique_ptr<Step> parse_close_stdin(StepParser& p) {
   p.empty_arg();

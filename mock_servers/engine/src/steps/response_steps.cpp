@@ -58,26 +58,26 @@ struct ExpectResponse final : Step {
     std::optional<double> late_ms;
   };
 
-  // What the client answered to one request.
+  // What the client answered to one request; the parts of answer_to() add what is wrong.
   struct Answer {
     Outcome outcome = Outcome::Met;
     std::string text;                          // the Actual
+    std::vector<std::string> notes;            // what is wrong with it
     bool answered = false;                     // any response came
     std::optional<Clock::time_point> pong_at;  // when a valid pong came (latency recorded)
     bool only_late = false;                    // Broken for nothing but coming after the cap
-  };
 
-  // What is wrong with one answer, as the parts of answer_to() find it.
-  struct Findings {
-    Outcome outcome = Outcome::Met;
-    std::vector<std::string> notes;
-    bool only_late = false;
+    // Notes what is wrong with it; its outcome is the worst noted.
+    void note(Outcome worse, std::string what) {
+      outcome = std::max(outcome, worse);
+      notes.push_back(std::move(what));
+    }
   };
 
   std::string expected_text(const std::vector<SentFrame>& requests, Bounds bounds) const;
   // The answer's shape: its id, jsonrpc, and the result or error the step wants. True when
   // it is a pong whose latency counts.
-  bool check_answer(const Json& id, const Json& r, IdMatch how, Findings& f) const;
+  bool check_answer(const Json& id, const Json& r, IdMatch how, Answer& f) const;
   Answer answer_to(const ClientAnswers& answers, const SentFrame& req, Bounds bounds,
                    std::vector<double>& latencies) const;
   void record_all(Conversation& conv, const std::vector<SentFrame>& requests, Bounds bounds) const;
@@ -122,117 +122,102 @@ std::string ExpectResponse::expected_text(const std::vector<SentFrame>& requests
   return expected;
 }
 
-bool ExpectResponse::check_answer(const Json& id, const Json& r, IdMatch how, Findings& f) const {
+bool ExpectResponse::check_answer(const Json& id, const Json& r, IdMatch how, Answer& f) const {
   if (how == IdMatch::Loose) {
-    f.outcome = Outcome::Broken;
-    f.notes.push_back("id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
+    f.note(Outcome::Broken, "id type changed: sent " + typed(id) + ", got " + typed(r["id"]));
   } else if (how == IdMatch::Rounded) {
-    f.outcome = Outcome::Degraded;
-    f.notes.push_back("id came back rounded: sent " + safe_dump(id) + ", got " +
-                      safe_dump(r["id"]) + " (beyond 2^53, RFC 8259 section 6)");
+    f.note(Outcome::Degraded, "id came back rounded: sent " + safe_dump(id) + ", got " +
+                                  safe_dump(r["id"]) + " (beyond 2^53, RFC 8259 section 6)");
   }
   // JSON-RPC 2.0: a response's jsonrpc "MUST be exactly "2.0"".
   if (!r.contains("jsonrpc") || !same_json(r["jsonrpc"], Json("2.0"))) {
-    f.outcome = Outcome::Broken;
-    f.notes.push_back(r.contains("jsonrpc")
-                          ? "jsonrpc is " + safe_dump(r["jsonrpc"]) + ", not \"2.0\""
-                          : "no jsonrpc member");
+    f.note(Outcome::Broken, r.contains("jsonrpc")
+                                ? "jsonrpc is " + safe_dump(r["jsonrpc"]) + ", not \"2.0\""
+                                : "no jsonrpc member");
   }
   if (error_wanted) {
     if (!r.contains("error") || !r["error"].is_object()) {
-      f.outcome = Outcome::Broken;
-      f.notes.push_back("not an error response");
+      f.note(Outcome::Broken, "not an error response");
     } else if (!code_check && !same_json(r["error"].value("code", Json()), Json(want_code))) {
-      f.outcome = std::max(f.outcome, Outcome::Degraded);
-      f.notes.push_back("error code " + safe_dump(r["error"].value("code", Json())) +
-                        ", expected " + std::to_string(want_code));
+      f.note(Outcome::Degraded, "error code " + safe_dump(r["error"].value("code", Json())) +
+                                    ", expected " + std::to_string(want_code));
     }
     return false;
   }
   if (r.contains("error")) {
-    f.outcome = Outcome::Broken;
-    f.notes.push_back(describe_error(r));
+    f.note(Outcome::Broken, describe_error(r));
     return false;
   }
   if (!r["result"].is_object()) {
-    f.outcome = Outcome::Broken;
-    f.notes.push_back("result is not an object: " + shorten(safe_dump(r["result"]), 120));
+    f.note(Outcome::Broken, "result is not an object: " + shorten(safe_dump(r["result"]), 120));
     return false;
   }
   // "an empty response": _meta is the one member every result may carry.
   Json others = r["result"];
   others.erase("_meta");
   if (!others.empty()) {
-    f.outcome = Outcome::Broken;
-    f.notes.push_back("result is not empty: " + shorten(safe_dump(r["result"]), 120));
+    f.note(Outcome::Broken, "result is not empty: " + shorten(safe_dump(r["result"]), 120));
   }
   return how == IdMatch::Strict || how == IdMatch::Rounded;
 }
 
-namespace {
-
 // An answer `after` ms after its request: past the bound it is late (for a pong: degraded
 // when it came only at the client's next request, within the late bound).
 void check_timing(double after, bool error_wanted, ExpectResponse::Bounds bounds,
-                  bool at_next_request, ExpectResponse::Findings& f) {
+                  bool at_next_request, ExpectResponse::Answer& f) {
   if (after <= bounds.within_ms) return;
   if (error_wanted) {
     f.notes.push_back("after the " + format_ms(bounds.within_ms) + " ms the script waited");
   } else if (bounds.late_ms && after <= *bounds.late_ms && at_next_request) {
-    f.outcome = std::max(f.outcome, Outcome::Degraded);
-    f.notes.push_back("answered only at the client's next request, not while idle");
+    f.note(Outcome::Degraded, "answered only at the client's next request, not while idle");
   } else {
     f.only_late = f.outcome != Outcome::Broken;
-    f.outcome = Outcome::Broken;
-    f.notes.push_back("too late (cap " + format_ms(bounds.within_ms) + " ms)");
+    f.note(Outcome::Broken, "too late (cap " + format_ms(bounds.within_ms) + " ms)");
   }
 }
 
 // Only answers the server accepted count: a pong POSTed again after a 500 or a dropped
 // connection is a retry of one answer, not a second answer.
 void check_repeats(const std::vector<std::pair<const ClientMessage*, IdMatch>>& got,
-                   ExpectResponse::Findings& f) {
+                   ExpectResponse::Answer& f) {
   const auto refused =
       static_cast<std::size_t>(std::count_if(got.begin(), got.end(), [](const auto& g) {
         return g.first->meta.is_object() && g.first->meta.contains("fault");
       }));
   const auto accepted = got.size() - refused;
   if (accepted > 1) {
-    f.outcome = Outcome::Broken;
     f.only_late = false;
-    f.notes.push_back(std::to_string(accepted) + " responses to the same request");
+    f.note(Outcome::Broken, std::to_string(accepted) + " responses to the same request");
   } else if (refused > 0 && got.size() > 1) {
     f.notes.push_back(std::to_string(got.size()) + " attempts, " + std::to_string(refused) +
                       " refused by the server");
   }
 }
 
-}  // namespace
-
 ExpectResponse::Answer ExpectResponse::answer_to(const ClientAnswers& answers, const SentFrame& req,
                                                  Bounds bounds,
                                                  std::vector<double>& latencies) const {
   const auto got = answers.to(req);
+  Answer f;
   if (got.empty()) {
-    return {Outcome::Broken,
-            "nothing by the end of the run (" + format_ms(elapsed_ms(req.written, Clock::now())) +
-                " ms after it was sent)",
-            false, std::nullopt};
+    f.outcome = Outcome::Broken;
+    f.text = "nothing by the end of the run (" + format_ms(elapsed_ms(req.written, Clock::now())) +
+             " ms after it was sent)";
+    return f;
   }
   const auto& [first, how] = got.front();
   const auto& r = first->json;
   const auto after = elapsed_ms(req.written, first->at);
-  Findings f;
-  std::optional<Clock::time_point> pong_at;
+  f.answered = true;
   if (check_answer(req.frame["id"], r, how, f)) {
     latencies.push_back(round3(after));
-    pong_at = first->at;
+    f.pong_at = first->at;
   }
   check_timing(after, error_wanted, bounds, first->requests_before > req.requests_before, f);
   check_repeats(got, f);
-  std::string text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
-  for (const auto& n : f.notes) text += "; " + n;
-  return {f.outcome, text, true, pong_at, f.only_late};
+  f.text = shorten(safe_dump(r), 160) + " after " + format_ms(after) + " ms";
+  for (const auto& n : f.notes) f.text += "; " + n;
+  return f;
 }
 
 void ExpectResponse::record_all(Conversation& conv, const std::vector<SentFrame>& requests,
@@ -244,21 +229,21 @@ void ExpectResponse::record_all(Conversation& conv, const std::vector<SentFrame>
   std::size_t answered = 0;
   std::optional<Clock::time_point> last_pong;
   const ClientAnswers answers(conv.inbox().responses());
-  // Late pongs while this machine's timers ran late (machine_lateness below) are the
+  // Late pongs while this machine's timers ran late (overloaded_between below) are the
   // machine's, not the client's.
   bool broken_only_late = true;
-  auto window_end = requests.front().written;
+  auto first_written = requests.front().written;
+  for (const auto& req : requests) first_written = std::min(first_written, req.written);
   for (const auto& req : requests) {
-    auto [o, text, was_answered, pong_at, only_late] = answer_to(answers, req, bounds, latencies);
-    if (o == Outcome::Broken && !only_late) broken_only_late = false;
-    if (pong_at) window_end = std::max(window_end, *pong_at);
-    if (was_answered) ++answered;
-    if (pong_at && (!last_pong || *pong_at > *last_pong)) last_pong = pong_at;
-    outcome = std::max(outcome, o);
+    auto a = answer_to(answers, req, bounds, latencies);
+    if (a.outcome == Outcome::Broken && !a.only_late) broken_only_late = false;
+    if (a.answered) ++answered;
+    if (a.pong_at && (!last_pong || *a.pong_at > *last_pong)) last_pong = a.pong_at;
+    outcome = std::max(outcome, a.outcome);
     if (requests.size() == 1) {
-      actual = std::move(text);
-    } else if (o != Outcome::Met) {
-      problems.push_back("id " + safe_dump(req.frame["id"]) + ": " + text);
+      actual = std::move(a.text);
+    } else if (a.outcome != Outcome::Met) {
+      problems.push_back("id " + safe_dump(req.frame["id"]) + ": " + a.text);
     }
   }
   Json details = Json::object();
@@ -274,8 +259,6 @@ void ExpectResponse::record_all(Conversation& conv, const std::vector<SentFrame>
     // Pongs to pings written together queue behind each other: the reports show them as a
     // burst (time to the last pong, pongs per second), apart from single-pong latency.
     if (last_pong) {
-      auto first_written = requests.front().written;
-      for (const auto& req : requests) first_written = std::min(first_written, req.written);
       const double to_last = round3(elapsed_ms(first_written, *last_pong));
       const double per_second =
           to_last > 0 ? round3(static_cast<double>(latencies.size()) * 1000.0 / to_last) : 0;
@@ -289,9 +272,8 @@ void ExpectResponse::record_all(Conversation& conv, const std::vector<SentFrame>
   }
   if (error_wanted) latencies.clear();  // latency is recorded for pongs only
   if (outcome == Outcome::Broken && broken_only_late) {
-    auto window_start = requests.front().written;
-    for (const auto& req : requests) window_start = std::min(window_start, req.written);
-    if (auto late = conv.clock().overloaded_between(window_start, window_end)) {
+    const auto window_end = std::max(requests.front().written, last_pong.value_or(first_written));
+    if (auto late = conv.clock().overloaded_between(first_written, window_end)) {
       outcome = Outcome::NotJudged;
       details["overloaded_timers_ms"] = *late;
     }
@@ -327,10 +309,7 @@ void ExpectResponse::record_code(Conversation& conv, const std::vector<SentFrame
 StepResult ExpectResponse::run(Conversation& conv) const {
   Bounds bounds{conv.timeout(within), std::nullopt};
   if (late_within) bounds.late_ms = conv.timeout(*late_within);
-  std::vector<SentFrame> requests;
-  for (const auto& sent : conv.sender().labelled(label)) {
-    if (sent.frame.contains("id")) requests.push_back(sent);
-  }
+  auto requests = conv.sender().labelled_requests(label);
   if (requests.empty()) {
     conv.record(check, Outcome::Broken, expected_text(requests, bounds),
                 "nothing was sent under \"" + label + "\" with an id");
@@ -364,13 +343,13 @@ StepResult ExpectResponse::run(Conversation& conv) const {
   for (const auto& r : requests) last_written = std::max(last_written, r.written);
 
   Pump why = Pump::Stopped;
-  if (!all_answered()) why = conv.pump(last_written + from_ms(bounds.within_ms), until_all);
+  if (!all_answered()) why = conv.inbox().pump(last_written + from_ms(bounds.within_ms), until_all);
   if (bounds.late_ms && !all_answered() && why == Pump::Deadline)
-    why = conv.pump(last_written + from_ms(*bounds.late_ms), until_all);
+    why = conv.inbox().pump(last_written + from_ms(*bounds.late_ms), until_all);
   // Stopped by the host once the driver had exited: what was not answered is not reached.
   if (why == Pump::Interrupted && !all_answered()) return conv.after_wait(why);
-  conv.defer([this, requests = std::move(requests), bounds](Conversation& c) {
-    record_all(c, requests, bounds);
+  conv.recorder().defer([this, &conv, requests = std::move(requests), bounds] {
+    record_all(conv, requests, bounds);
   });
   return conv.go_on(why);
 }
@@ -432,33 +411,29 @@ struct ExpectNoResponse final : Step {
         violations.push_back(text);
     }
     const auto watched = "in the " + format_ms(elapsed_ms(t0, Clock::now())) + " ms to the end";
-    if (violations.empty()) {
-      conv.record(check, Outcome::Met, expected,
-                  "none " + watched +
-                      (errors.empty() ? std::string() : " (seen: " + first_five(errors) + ")"));
-    } else {
-      conv.record(check, Outcome::Broken, expected, first_five(violations));
-    }
-    if (info_check && forbid_any) {
-      // Where no response at all is allowed, it records whatever came instead (an error with
-      // its code, a success result); silence meets it.
-      conv.record(*info_check, all.empty() ? Outcome::Met : Outcome::Broken,
-                  "the response, if any: an error (with its code) or a result",
-                  all.empty() ? "no response " + watched : first_five(all));
-    } else if (info_check) {
-      // Silence meets it; an error response is recorded with its code (INFORMATIONAL for an
-      // INFO check): both are acceptable answers to a malformed request.
-      conv.record(*info_check, errors.empty() ? Outcome::Met : Outcome::Broken,
-                  "the error response, if any, and its code",
-                  errors.empty() ? "no error response " + watched : first_five(errors));
-    }
+    conv.record(check, violations.empty() ? Outcome::Met : Outcome::Broken, expected,
+                !violations.empty() ? first_five(violations)
+                : errors.empty()    ? "none " + watched
+                                    : "none " + watched + " (seen: " + first_five(errors) + ")");
+    if (!info_check) return;
+    // Silence meets it. What came is recorded: where no response at all is allowed, whatever
+    // came instead (an error with its code, a success result); else an error response with
+    // its code (INFORMATIONAL for an INFO check), both acceptable answers to a malformed
+    // request.
+    const auto& came = forbid_any ? all : errors;
+    conv.record(*info_check, came.empty() ? Outcome::Met : Outcome::Broken,
+                forbid_any ? "the response, if any: an error (with its code) or a result"
+                           : "the error response, if any, and its code",
+                !came.empty() ? first_five(came)
+                : forbid_any  ? "no response " + watched
+                              : "no error response " + watched);
   }
 
   StepResult run(Conversation& conv) const override {
     const auto window_ms = conv.timeout(window);
     const auto t0 = Clock::now();
-    const auto why = conv.pump(t0 + from_ms(window_ms), nullptr);
-    conv.defer([this, t0, window_ms](Conversation& c) { record_all(c, t0, window_ms); });
+    const auto why = conv.inbox().pump(t0 + from_ms(window_ms), nullptr);
+    conv.recorder().defer([this, &conv, t0, window_ms] { record_all(conv, t0, window_ms); });
     return conv.go_on(why);
   }
 };

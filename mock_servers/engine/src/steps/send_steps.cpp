@@ -25,7 +25,7 @@ struct Send final : Step {
       for (std::size_t i = 0; i < repeat; ++i) {
         for (const auto& t : templates) {
           frames.push_back(
-              instantiate(t, conv.captures(), repeated ? std::optional(i) : std::nullopt));
+              instantiate(t, conv.script().captures(), repeated ? std::optional(i) : std::nullopt));
         }
       }
     } catch (const TemplateError& e) {
@@ -36,9 +36,7 @@ struct Send final : Step {
     const auto route = conv.route_of(options.route);
     if (!route) return StepResult::Failed;
     resolved.route = *route;
-    const auto* named = label ? &*label : nullptr;
-    if (!(batch ? conv.send_batch(frames, resolved, named)
-                : conv.send_messages(frames, resolved, named)))
+    if (!conv.send(frames, resolved, label ? &*label : nullptr, batch))
       return conv.fail("write failed");
     return StepResult::Ok;
   }
@@ -76,8 +74,8 @@ struct Respond final : Step {
   std::optional<std::string> label;  // names the answer for driver checks' "given"
 
   StepResult run(Conversation& conv) const override {
-    const auto captured = conv.captures().find(name);
-    if (captured == conv.captures().end()) {
+    const auto captured = conv.script().captures().find(name);
+    if (captured == conv.script().captures().end()) {
       // An expect that only records a miss (SHOULD, MAY, INFO) captured nothing to answer.
       conv.transcript().event("cannot respond to \"" + name + "\": the client never sent it");
       return conv.fail("nothing to respond to");
@@ -96,12 +94,11 @@ struct Respond final : Step {
           return conv.fail("no default answer");
         }
         frame = std::move(*reply);
-      } else if (answer == Answer::Result) {
-        frame = make_result(request["id"], instantiate(body, conv.captures()));
       } else {
         frame = Json{{"jsonrpc", "2.0"},
                      {"id", request["id"]},
-                     {"error", instantiate(body, conv.captures())}};
+                     {answer == Answer::Result ? "result" : "error",
+                      instantiate(body, conv.script().captures())}};
       }
     } catch (const TemplateError& e) {
       conv.transcript().event(std::string("cannot build the response: ") + e.what());
@@ -112,8 +109,7 @@ struct Respond final : Step {
     conv.script().answered(name);
     SendOptions options;
     options.route = *route;
-    if (!conv.send_messages({frame}, options, label ? &*label : nullptr))
-      return conv.fail("write failed");
+    if (!conv.send({frame}, options, label ? &*label : nullptr)) return conv.fail("write failed");
     // A scripted answer to initialize (ping/during-initialize) settles the session's version
     // as the handshake step does.
     const auto result = frame.find("result");
