@@ -222,7 +222,7 @@ ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const S
   }
   CaseReader reader(*process_, spec, number);
   send_request_line(process_->input.get(), request);
-  const ChildOutcome outcome = reader.run(started);
+  ChildOutcome outcome = reader.run(started);
   if (!reader.reusable(outcome)) {
     process_->finish(spec.kill_grace);
     process_.reset();

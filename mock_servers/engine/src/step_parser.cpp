@@ -85,7 +85,7 @@ std::string StepParser::known_label() const {
 }
 
 std::optional<std::string> StepParser::define_label(const std::string& key, bool answer) {
-  const auto label = name(key);
+  auto label = name(key);
   if (label && !state_.labels.insert(*label).second)
     fail(pointer(key), "label \"" + *label + "\" is used twice");
   if (label && answer) state_.answer_labels.insert(*label);
