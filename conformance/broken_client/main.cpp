@@ -92,13 +92,16 @@ json call_tool(broken::Connection& connection, const json& call, const json& ste
 }
 
 // call_tools_concurrently: each call on its own thread, all in flight together; one entry
-// per call, in the calls' order.
+// per call, in the calls' order. With serial-calls, each call waits for the one before as
+// long as an HTTP request may take (10 s): waiting only the stdio bound (5 s), as long as the
+// mock server waits for the second call, raced that window on a loaded machine.
 json call_concurrently(broken::Connection& connection, const json& calls) {
+  const json step = broken::has("serial-calls") ? json{{"timeout_ms", 10000}} : json::object();
   std::vector<json> entries(calls.size());
   std::vector<std::thread> threads;
   const auto run_call = [&](std::size_t i) {
     try {
-      entries[i] = {{"ok", true}, {"result", call_tool(connection, calls[i], json::object())}};
+      entries[i] = {{"ok", true}, {"result", call_tool(connection, calls[i], step)}};
     } catch (const broken::TimedOut& e) {
       cancel(connection, e);
       entries[i] = {{"ok", false}, {"error", {{"message", e.what()}}}};
