@@ -24,7 +24,9 @@ unsigned jobs_for(const StartupCost& cost, unsigned cores, double startup_budget
 
 double free_cores(const StartupCost& cost, unsigned cores) {
   const double all = std::max(1u, cores);
-  if (cost.wall_s <= 0) return all;
+  // /proc/stat counts in ticks (10 ms): one tick more over a start of a few milliseconds would
+  // read as whole cores taken. A start that short leaves nothing to share anyway.
+  if (cost.wall_s < kShortestMeasuredStartSeconds) return all;
   const double left = all - cost.others_cpu_s / cost.wall_s;
   return std::clamp(std::max(left, cost.cpu_s / cost.wall_s), 0.0, all);
 }

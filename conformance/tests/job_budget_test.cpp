@@ -54,6 +54,13 @@ TEST(JobBudget, LoadThatYieldsToTheClientLeavesItsCores) {
   EXPECT_DOUBLE_EQ(free_cores({0.0, 0.0, 0.0}, 2), 2.0);  // nothing measured
 }
 
+// Regression: the reference client's pre-check (5 ms) read one 10 ms tick of other work as
+// a whole core taken: "1.0 of 2 cores free" on an idle machine.
+TEST(JobBudget, RegressionAStartOfMillisecondsReadATickAsACoreTaken) {
+  EXPECT_DOUBLE_EQ(free_cores({0.005, 0.004, 0.01}, 2), 2.0);
+  EXPECT_LT(free_cores({0.5, 0.1, 0.75}, 2), 1.0);  // from half a second on, it counts
+}
+
 TEST(JobBudget, DescribesTheChoice) {
   EXPECT_EQ(describe_jobs_choice({0.81, 0.75}, 2, 8, "driver"),
             "driver start-up: 0.75 CPU-s (0.81 s wall), 2.0 of 2 cores free: 8 cases at once");

@@ -27,8 +27,10 @@ unsigned jobs_for(const StartupCost& cost, unsigned cores, double startup_budget
 
 // The cores left to the client during its measured start: those the rest of the machine did
 // not use, or as many as the client itself got if that is more (other load of a lower
-// priority yields to it), at most `cores`.
+// priority yields to it), at most `cores`; all of them for a start under
+// kShortestMeasuredStartSeconds, too short for the machine's CPU time to tell.
 double free_cores(const StartupCost& cost, unsigned cores);
+inline constexpr double kShortestMeasuredStartSeconds = 0.5;
 
 // The CPU time (user + system) of every child process this process has reaped so far, in
 // seconds (getrusage RUSAGE_CHILDREN): the difference around a child's run is its cost when
