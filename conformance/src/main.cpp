@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <iomanip>
@@ -16,7 +17,6 @@
 #include "conformance/catalogue_json.hpp"
 #include "conformance/child_process.hpp"
 #include "conformance/cli.hpp"
-#include "conformance/installation.hpp"
 #include "conformance/job_budget.hpp"
 #include "conformance/mock_watch.hpp"
 #include "conformance/official_harness.hpp"
@@ -55,6 +55,48 @@ struct Catalogue {
   SpecReferences refs;
   std::vector<Scenario> scenarios;
 };
+
+// The directory holding this executable (from /proc/self/exe).
+fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot read /proc/self/exe: " + ec.message());
+  return self.parent_path();
+}
+
+// The fixtures folder: --fixtures if given, else $MCP_PING_CONFORMANCE_FIXTURES, else
+// <exe>/../share/mcp-ping-conformance/fixtures (installed), else the source tree's fixtures/
+// (build tree). Throws std::runtime_error naming every place it looked.
+fs::path find_fixtures_dir(const std::optional<fs::path>& given) {
+  std::vector<fs::path> candidates;
+  if (given) {
+    candidates.push_back(*given);
+  } else {
+    if (const char* env = std::getenv("MCP_PING_CONFORMANCE_FIXTURES"); env && *env) {
+      candidates.emplace_back(env);
+    }
+    candidates.push_back(executable_dir() / ".." / "share" / "mcp-ping-conformance" / "fixtures");
+    candidates.emplace_back(MCP_PING_SOURCE_FIXTURES_DIR);
+  }
+  std::string looked;
+  for (const auto& dir : candidates) {
+    if (fs::is_regular_file(dir / "defaults.json") && fs::is_directory(dir / "scenarios")) {
+      return fs::weakly_canonical(dir);
+    }
+    looked += "\n  " + dir.string();
+  }
+  throw std::runtime_error("no fixtures folder (defaults.json and scenarios/) found; looked in:" +
+                           looked);
+}
+
+// A mock server executable next to this one (build/bin or <prefix>/bin).
+fs::path find_sibling_executable(const std::string& name) {
+  fs::path path = executable_dir() / name;
+  if (::access(path.c_str(), X_OK) != 0) {
+    throw std::runtime_error("the suite is incomplete: " + path.string() + " is missing");
+  }
+  return path;
+}
 
 Catalogue load(const std::optional<fs::path>& fixtures, const ScenarioFilter& wanted = {}) {
   const fs::path dir = find_fixtures_dir(fixtures);
@@ -268,8 +310,7 @@ int merge(const MergeOptions& options) {
 }
 
 int write_baseline(const BaselineOptions& options) {
-  const RunResult run = read_results_json(options.from / "results.json");
-  const std::string yaml = baseline_from_run(run);
+  const std::string yaml = baseline_from_run(read_results_json(options.from / "results.json"));
   if (!options.output) {
     std::cout << yaml;
     return kExitOk;
@@ -355,7 +396,6 @@ SuiteSetup run_setup(const RunOptions& options, const Catalogue& catalogue,
 
 SuiteOptions suite_options(const RunOptions& options) {
   SuiteOptions suite;
-  suite.strict = options.strict;
   // A harness knows no "__unsupported__" op: there is nothing to pre-check.
   suite.precheck = !options.harness && options.precheck == RunOptions::Precheck::kBeside;
   // A case keeps a core busy for about a third of its run (it waits on its client and its
