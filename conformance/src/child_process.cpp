@@ -119,13 +119,6 @@ int wait_for_exit(pid_t pid) {
   return status;
 }
 
-}  // namespace
-
-// Named, not anonymous: process_detail::Child, which other files hold as a member, holds a
-// LiveGroup, and GCC refuses a field of an anonymous type there when the file is compiled
-// inside a unity translation unit (-Wsubobject-linkage).
-namespace process_groups {
-
 // The process groups being waited for, so that an interrupted run can kill them all.
 std::mutex live_groups_mutex;
 std::set<pid_t> live_groups;
@@ -133,18 +126,19 @@ std::set<pid_t> live_groups;
 // run end, is killed as soon as it is registered.
 bool all_killed = false;
 
-LiveGroup::LiveGroup(pid_t group) : group_(group) {
+// Registers `child`'s group, or takes it out again once it is over.
+void set_registered(process_detail::Child& child, bool registered) {
   const std::lock_guard lock(live_groups_mutex);
-  live_groups.insert(group_);
-  if (all_killed) ::kill(-group_, SIGKILL);
+  if (registered) {
+    live_groups.insert(child.pid);
+    if (all_killed) ::kill(-child.pid, SIGKILL);
+  } else if (child.registered) {
+    live_groups.erase(child.pid);
+  }
+  child.registered = registered;
 }
 
-LiveGroup::~LiveGroup() {
-  const std::lock_guard lock(live_groups_mutex);
-  live_groups.erase(group_);
-}
-
-}  // namespace process_groups
+}  // namespace
 
 namespace process_detail {
 
@@ -197,6 +191,7 @@ Child::~Child() {
   if (pid <= 0) return;
   ::kill(-pid, SIGKILL);  // it, or whatever it left in its group
   if (!wait_status) wait_status = wait_for_exit(pid);
+  set_registered(*this, false);
 }
 
 void Child::start(std::vector<std::string> argv, const std::vector<std::string>& environment,
@@ -212,7 +207,7 @@ void Child::start(std::vector<std::string> argv, const std::vector<std::string>&
                          : open_for_child(stderr_file, O_WRONLY | O_CREAT | O_TRUNC);
   pid =
       spawn(program, argv, environment, in < 0 ? null_in.get() : in, out_end.get(), err_end.get());
-  registered.emplace(pid);
+  set_registered(*this, true);
   pidfd = open_pidfd(pid);
 }
 
@@ -240,7 +235,7 @@ void Child::finish(std::chrono::milliseconds grace) {
     wait_status = wait_for_exit(pid);
   }
   ::kill(-pid, SIGKILL);
-  registered.reset();
+  set_registered(*this, false);
 }
 
 bool watch(Child& child, const SpawnSpec& spec, Clock::time_point started,
@@ -392,9 +387,9 @@ std::string BackgroundProcess::stop(std::chrono::milliseconds grace) {
 }
 
 void kill_all_children() {
-  const std::lock_guard lock(process_groups::live_groups_mutex);
-  process_groups::all_killed = true;
-  for (const pid_t group : process_groups::live_groups) ::kill(-group, SIGKILL);
+  const std::lock_guard lock(live_groups_mutex);
+  all_killed = true;
+  for (const pid_t group : live_groups) ::kill(-group, SIGKILL);
 }
 
 std::string describe(const ChildOutcome& outcome) {

@@ -23,23 +23,6 @@ namespace mcpping {
 struct ChildOutcome;
 struct SpawnSpec;
 
-namespace process_groups {
-
-// A process group being waited for: kill_all_children() kills it while it is registered,
-// and one registered after that call is killed at once.
-class LiveGroup {
- public:
-  explicit LiveGroup(pid_t group);
-  ~LiveGroup();
-  LiveGroup(const LiveGroup&) = delete;
-  LiveGroup& operator=(const LiveGroup&) = delete;
-
- private:
-  pid_t group_;
-};
-
-}  // namespace process_groups
-
 namespace process_detail {
 
 // A file descriptor, closed when it goes out of scope.
@@ -109,12 +92,12 @@ ChildOutcome spawn_failure(std::string why);
 // kill_all_children() while it runs. Destroying it kills its group and reaps it.
 struct Child {
   pid_t pid = -1;
-  std::optional<process_groups::LiveGroup> registered;
-  Fd input;              // the runner's end of its stdin, when it has one
-  Fd out;                // the runner's end of its stdout pipe (non-blocking), until that closes
-  Fd err;                // the same for stderr, when piped
-  Fd pidfd;              // until it is reaped
-  std::string out_text;  // read, not yet taken
+  bool registered = false;  // its group, with kill_all_children(): from start() to finish()
+  Fd input;                 // the runner's end of its stdin, when it has one
+  Fd out;                   // the runner's end of its stdout pipe (non-blocking), until that closes
+  Fd err;                   // the same for stderr, when piped
+  Fd pidfd;                 // until it is reaped
+  std::string out_text;     // read, not yet taken
   std::string err_text;
   std::optional<int> wait_status;  // it has exited (and was reaped)
 
