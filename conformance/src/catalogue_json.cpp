@@ -13,12 +13,6 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-// Higher is more demanding: MUST > SHOULD > MAY > INFO, not Level's own order.
-int rank(Level level) {
-  constexpr int kRanks[] = {3, 2, 0, 1};  // Must, Should, Info, May: Level's enumerators
-  return kRanks[static_cast<std::size_t>(level)];
-}
-
 // The scenario's transports the check applies to, in the scenario's order.
 std::vector<std::string> check_transports(const Scenario& scenario, const CheckDef& check) {
   std::vector<std::string> transports;
@@ -80,15 +74,18 @@ OrderedJson case_json(const Scenario& scenario, const SpecReferences* refs) {
 
 }  // namespace
 
+Level more_demanding(Level a, Level b) {
+  constexpr int kRanks[] = {3, 2, 0, 1};  // Must, Should, Info, May: Level's enumerators
+  return kRanks[static_cast<std::size_t>(b)] > kRanks[static_cast<std::size_t>(a)] ? b : a;
+}
+
 Level highest_level(const Scenario& scenario) {
   Level highest = Level::Info;
-  const auto consider = [&](Level level) {
-    if (rank(level) > rank(highest)) highest = level;
-  };
   for (const auto& check : scenario.script_checks) {
-    if (!is_reserved_check_id(check.id)) consider(check.level);
+    if (!is_reserved_check_id(check.id)) highest = more_demanding(highest, check.level);
   }
-  for (const auto& driver_check : scenario.driver_checks) consider(driver_check.check.level);
+  for (const auto& driver_check : scenario.driver_checks)
+    highest = more_demanding(highest, driver_check.check.level);
   return highest;
 }
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "conformance/catalogue_json.hpp"
 #include "core/driver_op.hpp"
 #include "core/text.hpp"
 #include "core/transport.hpp"
@@ -84,14 +85,10 @@ HarnessFit fit_official_harness(const Scenario& scenario, const std::string& tra
     adapted.driver_steps.push_back({{"op", to_string(op)}});
   // Its exit stands in for the driver checks, at their level: after the server's own violation
   // a failed call is SHOULD or MAY for a driver, and so it is for a harness.
-  const auto strength = [](Level l) {
-    return l == Level::Must ? 0 : l == Level::Should ? 1 : l == Level::May ? 2 : 3;
-  };
   if (!scenario.driver_checks.empty()) {
     adapted.harness_exit = scenario.driver_checks.front().check.level;
     for (const auto& check : scenario.driver_checks)
-      if (strength(check.check.level) < strength(adapted.harness_exit))
-        adapted.harness_exit = check.check.level;
+      adapted.harness_exit = more_demanding(adapted.harness_exit, check.check.level);
   }
   adapted.driver_checks.clear();
   return HarnessFit{std::move(adapted), "", false};

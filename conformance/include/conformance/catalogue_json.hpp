@@ -16,6 +16,9 @@ namespace mcpping {
 // The version of the document's shape; raised when a field changes meaning or goes away.
 constexpr int kCatalogueJsonFormat = 1;
 
+// The more demanding of two levels: MUST > SHOULD > MAY > INFO, not Level's own order.
+Level more_demanding(Level a, Level b);
+
 // What the case is about: the most demanding level, MUST > SHOULD > MAY > INFO, among the
 // checks its fixture declares (script and driver checks; not the mock server's own checks,
 // such as the handshake, which every case makes); INFO when it declares none.
