@@ -1,7 +1,5 @@
 #include "conformance/driver_protocol.hpp"
 
-#include <sstream>
-
 namespace mcpping {
 
 using nlohmann::json;
@@ -51,16 +49,15 @@ DriverReport parse_driver_output(const std::string& output, const json& steps) {
     if (line.empty()) continue;
     const auto fail = [&](const std::string& why) {
       report.problem = "stdout line " + std::to_string(number) + " " + why + ": " + quote(line);
+      return report;
     };
     json parsed = json::parse(line, nullptr, false);
     if (parsed.is_discarded() || !parsed.is_object()) {
-      fail("is not a JSON object (drivers print step results only; logs go to stderr)");
-      return report;
+      return fail("is not a JSON object (drivers print step results only; logs go to stderr)");
     }
     if (!parsed.contains("step") || !parsed["step"].is_number_integer() || !parsed.contains("op") ||
         !parsed["op"].is_string() || !parsed.contains("ok") || !parsed["ok"].is_boolean()) {
-      fail("lacks the members step (integer), op (string) and ok (boolean)");
-      return report;
+      return fail("lacks the members step (integer), op (string) and ok (boolean)");
     }
     // Compared as JSON numbers, and named as written: a step past INT64_MAX must not read as
     // another number in the message.
@@ -70,19 +67,16 @@ DriverReport parse_driver_output(const std::string& output, const json& steps) {
     if (report.steps.empty() && step == json(1)) base = 1;
     const std::size_t expected = report.steps.size();
     if (step != json(expected + base)) {
-      fail("reports step " + step.dump() + " where step " + std::to_string(expected + base) +
-           " was due (one line per step, in order)");
-      return report;
+      return fail("reports step " + step.dump() + " where step " + std::to_string(expected + base) +
+                  " was due (one line per step, in order)");
     }
     if (expected >= steps.size()) {
-      fail("reports a step beyond the " + std::to_string(steps.size()) + " it was given");
-      return report;
+      return fail("reports a step beyond the " + std::to_string(steps.size()) + " it was given");
     }
     const std::string op = parsed["op"].get<std::string>();
     if (op != steps[expected].value("op", "")) {
-      fail("reports op \"" + op + "\" for step " + std::to_string(expected) + ", which is \"" +
-           steps[expected].value("op", "") + "\"");
-      return report;
+      return fail("reports op \"" + op + "\" for step " + std::to_string(expected) +
+                  ", which is \"" + steps[expected].value("op", "") + "\"");
     }
     report.steps.push_back(StepLine{expected, op, parsed["ok"].get<bool>(), parsed});
   }
