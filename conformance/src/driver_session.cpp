@@ -26,6 +26,21 @@ bool offers_sessions(const std::string& stdout_text) {
 
 namespace {
 
+// The per-case variables are the request's, never inherited from the runner's environment.
+const std::vector<std::string> kCaseVariables = {
+    "MCP_CONFORMANCE_SCENARIO", "MCP_CONFORMANCE_TRANSPORT", "MCP_CONFORMANCE_PROTOCOL_VERSION",
+    "MCP_CONFORMANCE_CONTEXT"};
+
+// Writes all of `request` unless the other end is gone (its end is then read as any crash is).
+void send_request_line(int fd, const std::string& request) {
+  for (std::size_t done = 0; done < request.size();) {
+    const ssize_t n = ::send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 // What ends a case on the driver's stderr.
 std::string session_stderr_marker(unsigned long case_number) {
   return "mcp-conformance: end of case " + std::to_string(case_number) + "\n";
@@ -60,15 +75,6 @@ DriverSession::~DriverSession() {
 }
 
 void DriverSession::retire() { process_.reset(); }
-
-namespace {
-
-// The per-case variables are the request's, never inherited from the runner's environment.
-const std::vector<std::string> kCaseVariables = {
-    "MCP_CONFORMANCE_SCENARIO", "MCP_CONFORMANCE_TRANSPORT", "MCP_CONFORMANCE_PROTOCOL_VERSION",
-    "MCP_CONFORMANCE_CONTEXT"};
-
-}  // namespace
 
 void DriverSession::drop_untrusted_process() {
   // A process that died, or wrote on stdout between cases, is not given another case.
@@ -195,20 +201,6 @@ class DriverSession::CaseReader {
   std::optional<json> end_line_;
   bool marker_seen_ = false;
 };
-
-namespace {
-
-// Writes all of `request` unless the other end is gone (its end is then read as any crash is).
-void send_request_line(int fd, const std::string& request) {
-  for (std::size_t done = 0; done < request.size();) {
-    const ssize_t n = ::send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-}  // namespace
 
 ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const SpawnSpec& spec) {
   const auto started = Clock::now();

@@ -137,6 +137,18 @@ std::string pointer_of(const std::vector<std::string>& context) {
   return pointer.empty() ? "/" : pointer;
 }
 
+// How a message is named in the check's Actual: "the request initialize (id 1)".
+std::string named(const Json& message, const std::optional<std::string>& answers) {
+  const std::string id = message.is_object() && message.contains("id")
+                             ? " (id " + safe_dump(message["id"]) + ")"
+                             : std::string();
+  if (message.is_object() && message.contains("method"))
+    return (message.contains("id") ? "the request " : "the notification ") + method_of(message) +
+           id;
+  if (answers) return "the response to " + *answers + id;
+  return "the response" + id + " to no request of the server's";
+}
+
 }  // namespace
 
 struct SchemaSet::Impl {
@@ -299,22 +311,6 @@ MessageValidation SchemaSet::validate(const Json& message, std::string_view revi
   }
   return out;
 }
-
-namespace {
-
-// How a message is named in the check's Actual: "the request initialize (id 1)".
-std::string named(const Json& message, const std::optional<std::string>& answers) {
-  const std::string id = message.is_object() && message.contains("id")
-                             ? " (id " + safe_dump(message["id"]) + ")"
-                             : std::string();
-  if (message.is_object() && message.contains("method"))
-    return (message.contains("id") ? "the request " : "the notification ") + method_of(message) +
-           id;
-  if (answers) return "the response to " + *answers + id;
-  return "the response" + id + " to no request of the server's";
-}
-
-}  // namespace
 
 std::optional<CheckRecord> schema_check(const TranscriptRecords& transcript,
                                         std::string_view revision, const SchemaSet& schemas) {

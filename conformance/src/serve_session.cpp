@@ -60,6 +60,67 @@ std::string why_it_stopped(const ScriptEndWait& wait, const ServeOptions& option
   return "";
 }
 
+// A person drives the client: told what to give it and what to have it do, then awaited until
+// the script ends or a SIGINT/SIGTERM/SIGHUP.
+class PersonAtTheClient final : public CaseClient {
+ public:
+  PersonAtTheClient(const ServeOptions& options, std::ostream& out)
+      : options_(options), out_(out) {}
+
+  Json script(const CaseContext&, Json resolved) const override {
+    return human_paced_script(std::move(resolved), options_.wait_ms);
+  }
+
+  ClientEnd play(const CaseContext& c, const Json& server) override {
+    instruct(c, server);
+    // Over HTTP the server is up already; over stdio the client starts it when it connects.
+    const milliseconds wait(options_.wait_ms);
+    const bool stdio = server.contains("command");
+    ended_ =
+        wait_for_script_end(c.dir, stdio ? wait : c.grace * 2, wait * 2 + kMockWatchdog + c.grace);
+    const bool ending_by_itself =
+        ended_.end == ScriptEnd::kEnded || ended_.end == ScriptEnd::kServerExited;
+    return {std::nullopt, ending_by_itself ? MockStop::kAfterGrace : MockStop::kTerminateFirst};
+  }
+
+  void observe(const CaseContext&, CaseObservations& observed) override {
+    out_ << why_it_stopped(ended_, options_, observed.transcript.end_reason) << "\n";
+  }
+
+  void annotate(Json& verdict) const override {
+    verdict["mode"] = "serve";
+    verdict["wait_ms"] = options_.wait_ms;
+  }
+
+ private:
+  void instruct(const CaseContext& c, const Json& server) {
+    const Scenario& scenario = *c.planned.scenario;
+    out_ << "mcp-ping-conformance serve: " << scenario.id << " over "
+         << transport_name(options_.transport) << ", revision " << options_.revision << "\n  "
+         << scenario.title << "\n  " << scenario.description << "\n\n";
+    if (server.contains("command")) {
+      out_ << "Configure your client to start this MCP server over stdio:\n"
+           << stdio_server_text(server["command"].get<std::vector<std::string>>());
+    } else {
+      out_ << "Point your client at this MCP server (" << transport_name(options_.transport)
+           << "):\n  url: " << server["url"].get<std::string>() << "\n";
+    }
+    out_ << "\nThen have your client, in this order (offering protocol version "
+         << options_.revision << "):\n";
+    for (std::size_t i = 0; i < c.steps.size(); ++i) {
+      out_ << "  " << i + 1 << ". " << client_step_text(c.steps[i], options_.transport) << "\n";
+    }
+    out_ << "\nWaiting up to " << options_.wait_ms
+         << " ms for your client's first contact, then up to " << options_.wait_ms
+         << " ms for the script to end (Ctrl-C stops the server and judges what came)...\n"
+         << std::flush;
+  }
+
+  const ServeOptions& options_;
+  std::ostream& out_;
+  ScriptEndWait ended_;
+};
+
 }  // namespace
 
 const Scenario& pick_served_case(const std::vector<Scenario>& catalogue,
@@ -171,71 +232,6 @@ int served_exit_status(const CaseResult& result) {
   run.findings = collect_findings(run.cases);
   return exit_code(run_status(run));
 }
-
-namespace {
-
-// A person drives the client: told what to give it and what to have it do, then awaited until
-// the script ends or a SIGINT/SIGTERM/SIGHUP.
-class PersonAtTheClient final : public CaseClient {
- public:
-  PersonAtTheClient(const ServeOptions& options, std::ostream& out)
-      : options_(options), out_(out) {}
-
-  Json script(const CaseContext&, Json resolved) const override {
-    return human_paced_script(std::move(resolved), options_.wait_ms);
-  }
-
-  ClientEnd play(const CaseContext& c, const Json& server) override {
-    instruct(c, server);
-    // Over HTTP the server is up already; over stdio the client starts it when it connects.
-    const milliseconds wait(options_.wait_ms);
-    const bool stdio = server.contains("command");
-    ended_ =
-        wait_for_script_end(c.dir, stdio ? wait : c.grace * 2, wait * 2 + kMockWatchdog + c.grace);
-    const bool ending_by_itself =
-        ended_.end == ScriptEnd::kEnded || ended_.end == ScriptEnd::kServerExited;
-    return {std::nullopt, ending_by_itself ? MockStop::kAfterGrace : MockStop::kTerminateFirst};
-  }
-
-  void observe(const CaseContext&, CaseObservations& observed) override {
-    out_ << why_it_stopped(ended_, options_, observed.transcript.end_reason) << "\n";
-  }
-
-  void annotate(Json& verdict) const override {
-    verdict["mode"] = "serve";
-    verdict["wait_ms"] = options_.wait_ms;
-  }
-
- private:
-  void instruct(const CaseContext& c, const Json& server) {
-    const Scenario& scenario = *c.planned.scenario;
-    out_ << "mcp-ping-conformance serve: " << scenario.id << " over "
-         << transport_name(options_.transport) << ", revision " << options_.revision << "\n  "
-         << scenario.title << "\n  " << scenario.description << "\n\n";
-    if (server.contains("command")) {
-      out_ << "Configure your client to start this MCP server over stdio:\n"
-           << stdio_server_text(server["command"].get<std::vector<std::string>>());
-    } else {
-      out_ << "Point your client at this MCP server (" << transport_name(options_.transport)
-           << "):\n  url: " << server["url"].get<std::string>() << "\n";
-    }
-    out_ << "\nThen have your client, in this order (offering protocol version "
-         << options_.revision << "):\n";
-    for (std::size_t i = 0; i < c.steps.size(); ++i) {
-      out_ << "  " << i + 1 << ". " << client_step_text(c.steps[i], options_.transport) << "\n";
-    }
-    out_ << "\nWaiting up to " << options_.wait_ms
-         << " ms for your client's first contact, then up to " << options_.wait_ms
-         << " ms for the script to end (Ctrl-C stops the server and judges what came)...\n"
-         << std::flush;
-  }
-
-  const ServeOptions& options_;
-  std::ostream& out_;
-  ScriptEndWait ended_;
-};
-
-}  // namespace
 
 int serve(const ServeOptions& options, const std::vector<Scenario>& catalogue, SuiteSetup setup,
           std::ostream& out) {

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -23,6 +22,41 @@
 namespace mcpping {
 
 namespace fs = std::filesystem;
+
+ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transport) {
+  const fs::path dir = setup.report_dir / "precheck";
+  fs::create_directories(dir);
+  const nlohmann::json server = is_http_transport(transport)
+                                    ? nlohmann::json{{"url", "http://127.0.0.1:9/mcp"}}
+                                    : nlohmann::json{{"command", {"/bin/false"}}};
+  const nlohmann::json steps = nlohmann::json::array({{{"op", std::string(kUnsupportedOp)}}});
+  const auto invocation =
+      make_invocation(setup.driver_argv, "__precheck__", transport, setup.revision, server, steps);
+  SpawnSpec spec;
+  spec.argv = invocation.argv;
+  spec.extra_env = invocation.env;
+  // A driver that can run cases in sessions says so first on stdout (contract v1.3).
+  if (setup.driver_sessions) spec.extra_env[kSessionVariable] = "1";
+  spec.stdout_file = dir / "client.stdout";
+  spec.stderr_file = dir / "client.stderr";
+  // Only a start-up and an exit: a slow or loaded machine gets the start-up budget for it.
+  spec.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(
+      scaled_timeouts(setup.defaults, setup.timeout_multiplier).at("startup_ms")));
+  ChildOutcome outcome = run_child(spec);
+  if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
+    return outcome;
+  }
+  std::string message =
+      "the driver failed the pre-check: given the op \"__unsupported__\" it must "
+      "exit 127 (docs/driver-contract.md), but it ";
+  message += outcome.kind == ChildOutcome::Kind::kSpawnFailed ? describe(outcome)
+                                                              : "ended with " + describe(outcome);
+  const std::string out = try_read_file_head(spec.stdout_file, 600).value_or("");
+  const std::string err = try_read_file_head(spec.stderr_file, 600).value_or("");
+  if (!out.empty()) message += "\n  its stdout: " + out;
+  if (!err.empty()) message += "\n  its stderr: " + err;
+  throw SuiteError(message);
+}
 
 namespace {
 
@@ -61,45 +95,6 @@ std::string details_for(const CaseResult& result) {
       return evidence_text(result);
   }
 }
-
-}  // namespace
-
-ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transport) {
-  const fs::path dir = setup.report_dir / "precheck";
-  fs::create_directories(dir);
-  const nlohmann::json server = is_http_transport(transport)
-                                    ? nlohmann::json{{"url", "http://127.0.0.1:9/mcp"}}
-                                    : nlohmann::json{{"command", {"/bin/false"}}};
-  const nlohmann::json steps = nlohmann::json::array({{{"op", std::string(kUnsupportedOp)}}});
-  const auto invocation =
-      make_invocation(setup.driver_argv, "__precheck__", transport, setup.revision, server, steps);
-  SpawnSpec spec;
-  spec.argv = invocation.argv;
-  spec.extra_env = invocation.env;
-  // A driver that can run cases in sessions says so first on stdout (contract v1.3).
-  if (setup.driver_sessions) spec.extra_env[kSessionVariable] = "1";
-  spec.stdout_file = dir / "client.stdout";
-  spec.stderr_file = dir / "client.stderr";
-  // Only a start-up and an exit: a slow or loaded machine gets the start-up budget for it.
-  spec.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(
-      scaled_timeouts(setup.defaults, setup.timeout_multiplier).at("startup_ms")));
-  ChildOutcome outcome = run_child(spec);
-  if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
-    return outcome;
-  }
-  std::string message =
-      "the driver failed the pre-check: given the op \"__unsupported__\" it must "
-      "exit 127 (docs/driver-contract.md), but it ";
-  message += outcome.kind == ChildOutcome::Kind::kSpawnFailed ? describe(outcome)
-                                                              : "ended with " + describe(outcome);
-  const std::string out = try_read_file_head(spec.stdout_file, 600).value_or("");
-  const std::string err = try_read_file_head(spec.stderr_file, 600).value_or("");
-  if (!out.empty()) message += "\n  its stdout: " + out;
-  if (!err.empty()) message += "\n  its stderr: " + err;
-  throw SuiteError(message);
-}
-
-namespace {
 
 // One run of the planned cases: the job slots, the pre-check beside the first cases, the
 // progress lines, the results in plan order.
