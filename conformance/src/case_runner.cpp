@@ -118,8 +118,6 @@ class DriverClient final : public CaseClient {
     if (session_ && observed.driver_report.problem) session_->retire();
   }
 
-  void annotate(Json&) const override {}
-
  private:
   static void write_reproduce_script(const CaseContext& c, const DriverInvocation& invocation,
                                      const std::string& url) {

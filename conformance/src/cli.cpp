@@ -106,7 +106,6 @@ class Words {
  public:
   explicit Words(const std::vector<std::string>& args) : args_(args) {}
   bool done() const { return i_ >= args_.size(); }
-  const std::string& peek() const { return args_[i_]; }
   std::string next() { return args_[i_++]; }
   // The value of an option given as "--name value" or "--name=value".
   std::string value_of(const std::string& option, std::optional<std::string>& inline_value) {

@@ -165,10 +165,9 @@ std::string driver_line_expected(const Scenario& scenario, const DriverCheck& dr
 }
 
 CheckRecord driver_line(const Scenario& scenario, const DriverCheck& driver_check,
-                        const CaseObservations& observed) {
+                        const CaseObservations& observed, const std::string& expected) {
   const auto& report = observed.driver_report;
   const std::string op = scenario.driver_steps[driver_check.step].value("op", "");
-  const std::string expected = driver_line_expected(scenario, driver_check);
   if (driver_check.step >= report.steps.size()) {
     return observation(driver_check.check, Outcome::Broken, expected,
                        "the driver printed no line for step " + std::to_string(driver_check.step) +
@@ -332,7 +331,7 @@ void driver_checks(const Scenario& scenario, const CaseObservations& observed,
           not_judged(scenario.id, driver_check.check, expected, why->first, why->second));
     } else {
       out.checks.push_back(
-          judged(scenario.id, driver_line(scenario, driver_check, observed), refs));
+          judged(scenario.id, driver_line(scenario, driver_check, observed, expected), refs));
     }
   }
 }

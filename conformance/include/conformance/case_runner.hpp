@@ -71,8 +71,8 @@ class CaseClient {
   // Adds what the client reported (a driver's step lines) to `observed`, which holds the
   // transcript by now.
   virtual void observe(const CaseContext& c, CaseObservations& observed) = 0;
-  // Fields verdict.json has beside the result's.
-  virtual void annotate(Json& verdict) const = 0;
+  // Adds the fields verdict.json has beside the result's (none by default).
+  virtual void annotate(Json&) const {}
 };
 
 // Runs the case with `client` driving its client. A case that does not apply is UNSUPPORTED

@@ -5,12 +5,8 @@
 // hangs or breaks the protocol is replaced before the next case.
 #pragma once
 
-#include <sys/types.h>
-
-#include <chrono>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -2,7 +2,6 @@
 // the start-up budget, measured on the client itself (docs/design-decisions.md, "Parallelism").
 #pragma once
 
-#include <chrono>
 #include <string>
 
 namespace mcpping {

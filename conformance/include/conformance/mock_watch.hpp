@@ -9,7 +9,6 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <string_view>
 
 namespace mcpping {
 

@@ -2,7 +2,6 @@
 // chat app, a CLI), judged by the same judge as `run` once its script ends.
 #pragma once
 
-#include <filesystem>
 #include <ostream>
 #include <string>
 #include <vector>

@@ -25,7 +25,6 @@ class SuiteError : public std::runtime_error {
 ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transport);
 
 struct SuiteOptions {
-  bool strict = false;
   unsigned jobs = 1;
   // --jobs was not given: `jobs` is the most, and the run measures the client's start-up
   // first (the pre-check, or a harness's first case alone) to choose (job_budget.hpp).
