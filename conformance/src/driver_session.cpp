@@ -76,34 +76,6 @@ DriverSession::~DriverSession() {
 
 void DriverSession::retire() { process_.reset(); }
 
-void DriverSession::drop_untrusted_process() {
-  // A process that died, or wrote on stdout between cases, is not given another case.
-  if (process_) {
-    if (process_->out) process_detail::read_some(process_->out, process_->out_text);
-    if (!process_->out || process_->reap() || !process_->out_text.empty()) process_.reset();
-  }
-  if (process_ && !process_->err_text.empty()) {
-    std::ofstream(log_dir_ / ("driver-session-" + std::to_string(process_->pid) + ".stderr"),
-                  std::ios::binary | std::ios::app)
-        << process_->err_text;
-    process_->err_text.clear();
-  }
-}
-
-void DriverSession::start_process() {
-  // Its stdin is a socket: a write to a dead driver is EPIPE, no signal.
-  int input[2] = {-1, -1};
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0)
-    throw std::system_error(errno, std::generic_category(), "pipes for the driver");
-  const Fd child_end(input[1]);
-  auto process = std::make_unique<Process>();
-  process->input = Fd(input[0]);
-  process->start(driver_argv_,
-                 process_detail::child_environment({{kSessionVariable, "1"}}, kCaseVariables),
-                 child_end.get());
-  process_ = std::move(process);
-}
-
 // One case in the session's process: its stdout up to the case's end line and its stderr up
 // to the case's marker, each into the case's own file, within the case's deadline.
 class DriverSession::CaseReader {
@@ -206,9 +178,32 @@ ChildOutcome DriverSession::run_case(const DriverInvocation& invocation, const S
   const auto started = Clock::now();
   const unsigned long number = ++cases_;
   const std::string request = session_request(number, invocation, driver_argv_.size());
-  drop_untrusted_process();
+  // A process that died, or wrote on stdout between cases, is not given another case; what it
+  // wrote on stderr between cases is kept in `log_dir`.
+  if (process_) {
+    if (process_->out) process_detail::read_some(process_->out, process_->out_text);
+    if (!process_->out || process_->reap() || !process_->out_text.empty()) process_.reset();
+  }
+  if (process_ && !process_->err_text.empty()) {
+    std::ofstream(log_dir_ / ("driver-session-" + std::to_string(process_->pid) + ".stderr"),
+                  std::ios::binary | std::ios::app)
+        << process_->err_text;
+    process_->err_text.clear();
+  }
   try {
-    if (!process_) start_process();
+    if (!process_) {
+      // Its stdin is a socket: a write to a dead driver is EPIPE, no signal.
+      int input[2] = {-1, -1};
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0)
+        throw std::system_error(errno, std::generic_category(), "pipes for the driver");
+      const Fd child_end(input[1]);
+      auto process = std::make_unique<Process>();
+      process->input = Fd(input[0]);
+      process->start(driver_argv_,
+                     process_detail::child_environment({{kSessionVariable, "1"}}, kCaseVariables),
+                     child_end.get());
+      process_ = std::move(process);
+    }
   } catch (const std::exception& e) {
     return process_detail::spawn_failure(e.what());
   }

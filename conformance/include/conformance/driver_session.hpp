@@ -46,11 +46,6 @@ class DriverSession {
   struct Process;
   class CaseReader;
 
-  // Ends the process when it cannot take another case (it died, or wrote between cases), and
-  // keeps what it wrote on stderr between cases in `log_dir`.
-  void drop_untrusted_process();
-  // Starts the session's process; throws why it cannot.
-  void start_process();
   std::vector<std::string> driver_argv_;
   std::filesystem::path log_dir_;
   std::unique_ptr<Process> process_;
