@@ -155,17 +155,14 @@ class CasePipeline {
  public:
   CasePipeline(const CaseContext& c, CaseClient& client) : c_(c), client_(client) {}
 
-  // A fresh evidence folder holding the script the mock server runs.
-  void prepare_evidence() {
+  CaseObservations play() {
+    // A fresh evidence folder holding the script the mock server runs.
     fs::remove_all(c_.dir);
     fs::create_directories(c_.dir);
     const RunSettings settings{c_.planned.transport, c_.setup.revision,
                                c_.setup.timeout_multiplier};
     const Json resolved = resolve_script(*c_.planned.scenario, c_.setup.defaults, settings);
     write_file(c_.dir / "script.json", client_.script(c_, resolved).dump(2) + "\n");
-  }
-
-  CaseObservations play() {
     const Json server = start_mock_server();
     CaseObservations observed;
     observed.transport = c_.planned.transport;
@@ -282,9 +279,7 @@ CaseResult run_case(const PlannedCase& planned, const SuiteSetup& setup, CaseCli
                         timeouts,
                         driver_grace(setup.timeout_multiplier),
                         resolve_driver_steps(scenario, timeouts)};
-    CasePipeline pipeline(c, client);
-    pipeline.prepare_evidence();
-    judge(result, scenario, pipeline.play(), setup.refs);
+    judge(result, scenario, CasePipeline(c, client).play(), setup.refs);
   } catch (const std::exception& e) {
     // The suite's own trouble (a full disk, an unwritable folder) is never the client's fault.
     result.verdict = Verdict::Error;
