@@ -41,11 +41,6 @@ void send_request_line(int fd, const std::string& request) {
   }
 }
 
-// What ends a case on the driver's stderr.
-std::string session_stderr_marker(unsigned long case_number) {
-  return "mcp-conformance: end of case " + std::to_string(case_number) + "\n";
-}
-
 // The line sent on the session's stdin for one case.
 std::string session_request(unsigned long case_number, const DriverInvocation& invocation,
                             std::size_t driver_words) {
@@ -86,7 +81,7 @@ class DriverSession::CaseReader {
         number_(number),
         out_(spec.stdout_file, spec.capture_cap),
         err_(spec.stderr_file, spec.capture_cap),
-        marker_(session_stderr_marker(number)) {}
+        marker_("mcp-conformance: end of case " + std::to_string(number) + "\n") {}
 
   // Reads until both end markers came, or the process ended and its pipes closed, or the
   // drain after either ran out. Returns how the case ended: as the driver reports it, else as
@@ -169,7 +164,7 @@ class DriverSession::CaseReader {
   const unsigned long number_;
   CappedFile out_;
   CappedFile err_;
-  const std::string marker_;
+  const std::string marker_;  // what ends the case on its stderr
   std::optional<json> end_line_;
   bool marker_seen_ = false;
 };
