@@ -283,8 +283,7 @@ template <class Value>
 bool parse_catalogue_option(const std::string& word, const Value& value, RunOptions& run,
                             ListOptions& list) {
   if (word == "--transport") {
-    const auto transport = checked_transport(value());
-    run.transport = list.transport = transport;
+    run.transport = list.transport = checked_transport(value());
   } else if (word == "--fixtures") {
     run.fixtures = list.fixtures = std::filesystem::path(value());
   } else if (word == "--scenario") {
