@@ -4,7 +4,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "core/scenario.hpp"
+#include "core/revision.hpp"
 #include "core/text.hpp"
 
 namespace mcpping {

@@ -13,7 +13,7 @@ LatencySummary summarize_latencies(std::vector<double> values) {
     const auto index = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n))) - 1;
     return values[std::min(index, values.size() - 1)];
   };
-  return {rank(0.50), rank(0.95), values.back()};
+  return {values.size(), rank(0.50), rank(0.95), values.back()};
 }
 
 nlohmann::json to_json(const BurstFigures& burst) {

@@ -22,43 +22,6 @@ bool same_integer(const Json& a, const Json& b) {
   return a.get<std::uint64_t>() == b.get<std::uint64_t>();
 }
 
-// Every "name.path" named by a "${...}" inside `text`, in order, each with the text before
-// it; `rest` is the text after the last one.
-struct EmbeddedRef {
-  std::string_view before, ref;
-};
-std::vector<EmbeddedRef> embedded_refs(std::string_view text, std::string_view& rest) {
-  std::vector<EmbeddedRef> refs;
-  std::size_t open;
-  while ((open = text.find("${")) != std::string_view::npos) {
-    const auto close = text.find('}', open + 2);
-    if (close == std::string_view::npos) break;
-    refs.push_back({text.substr(0, open), text.substr(open + 2, close - open - 2)});
-    text.remove_prefix(close + 1);
-  }
-  rest = text;
-  return refs;
-}
-
-// Replaces every "${ref}" in `text` by the referenced value's text; false, naming the ref in
-// `missing`, if one is not captured.
-bool interpolate(std::string_view text, const Captures& captures, std::string& out,
-                 std::string& missing) {
-  out.clear();
-  std::string_view rest;
-  for (const auto& [before, ref] : embedded_refs(text, rest)) {
-    out.append(before);
-    const auto value = resolve_ref(ref, captures);
-    if (!value) {
-      missing = std::string(ref);
-      return false;
-    }
-    out += value_text(*value);
-  }
-  out.append(rest);
-  return true;
-}
-
 bool fail(std::string* why, const std::string& pointer, const std::string& reason) {
   if (why) *why = (pointer.empty() ? std::string("/") : pointer) + ": " + reason;
   return false;
@@ -164,10 +127,13 @@ std::optional<bool> match_template(const std::string& text, const Json& value,
                                    std::string* why) {
   if (auto ref = whole_ref(text)) return match_ref(*ref, value, captures, pointer, why);
   if (text.find("${") == std::string::npos) return std::nullopt;
-  std::string expected, missing;
-  if (!interpolate(text, captures, expected, missing)) {
-    return fail(why, pointer, "${" + missing + "} is not captured");
-  }
+  std::optional<std::string> missing;
+  const auto expected = replace_refs(text, [&](std::string_view ref) {
+    const auto found = resolve_ref(ref, captures);
+    if (!found && !missing) missing = std::string(ref);
+    return found ? value_text(*found) : std::string();
+  });
+  if (missing) return fail(why, pointer, "${" + *missing + "} is not captured");
   if (value.is_string() && value.get_ref<const std::string&>() == expected) return true;
   return fail(why, pointer, "expected \"" + expected + "\", got " + value.dump());
 }
@@ -228,9 +194,10 @@ bool match_at(const Json& pattern, const Json& value, const Captures& captures,
 
 void collect(const Json& value, const std::string& pointer, std::vector<RefUse>& out) {
   if (value.is_string()) {
-    std::string_view rest;
-    for (const auto& embedded : embedded_refs(value.get_ref<const std::string&>(), rest))
-      out.push_back({pointer, std::string(embedded.ref)});
+    replace_refs(value.get_ref<const std::string&>(), [&](std::string_view ref) {
+      out.push_back({pointer, std::string(ref)});
+      return std::string();
+    });
   } else if (value.is_object()) {
     if (is_special(value) && (value.begin().key() == "$ref" || value.begin().key() == "$text") &&
         value.begin().value().is_string()) {
@@ -363,6 +330,19 @@ std::optional<Json> resolve_ref(std::string_view ref, const Captures& captures) 
     }
   }
   return *current;
+}
+
+std::string replace_refs(std::string_view text,
+                         const std::function<std::string(std::string_view)>& replace) {
+  std::string out;
+  for (std::size_t open; (open = text.find("${")) != std::string_view::npos;) {
+    const auto close = text.find('}', open + 2);
+    if (close == std::string_view::npos) break;
+    out.append(text.substr(0, open));
+    out += replace(text.substr(open + 2, close - open - 2));
+    text.remove_prefix(close + 1);
+  }
+  return out.append(text);
 }
 
 std::string value_text(const Json& value) {

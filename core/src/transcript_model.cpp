@@ -96,15 +96,13 @@ std::pair<std::string, std::string> label_and_text(const Json& r) {
 }
 
 // What an `event` record says of the run: a fault that fired under a label (a premise of its
-// checks), the negotiated revision, the first contact, a start-up that ran over.
+// checks), the negotiated revision, a start-up that ran over.
 void read_event(const Json& record, TranscriptRecords& result) {
   result.last_event = text_of(record, "what");
   if (record.contains("fired") && record["fired"].is_string())
     result.sent_labels.insert(record["fired"].get<std::string>());
   if (!result.negotiated && record.contains("negotiated") && record["negotiated"].is_string())
     result.negotiated = record["negotiated"].get<std::string>();
-  if (record.contains("first_contact") && record["first_contact"].is_number())
-    result.first_contact_ms = record["first_contact"].get<double>();
   if (record.contains("startup_exceeded") && record["startup_exceeded"].is_number())
     result.startup_exceeded_ms = record["startup_exceeded"].get<double>();
 }

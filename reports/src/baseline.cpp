@@ -117,13 +117,10 @@ void apply_to_findings(const Baseline& baseline, RunResult& run) {
                                       [&](const BaselineEntry& e) { return names(e, finding); });
       if (entry == list->end() || finding.expectation != Expectation::kNone) continue;
       finding.expectation_reason = entry->reason;
-      if (list == &baseline.flaky) {
-        finding.expectation = Expectation::kFlaky;
-      } else {
-        finding.expectation = verdict_fails(finding.verdict, run.info.strict)
-                                  ? Expectation::kExpectedFailure
-                                  : Expectation::kStale;
-      }
+      finding.expectation = list == &baseline.flaky ? Expectation::kFlaky
+                            : verdict_fails(finding.verdict, run.info.strict)
+                                ? Expectation::kExpectedFailure
+                                : Expectation::kStale;
     }
   }
   // An expected finding that no longer occurs on a transport that ran: stale.

@@ -195,7 +195,7 @@ std::string timings_table(const CaseResult& result) {
     std::vector<std::string> parts;
     if (check.burst) parts.push_back(number_text::burst_text(*check.burst));
     if (!check.latency_ms.empty()) {
-      parts.push_back("each pong " + latency_text(latency_figures(check.latency_ms)));
+      parts.push_back("each pong " + latency_text(summarize_latencies(check.latency_ms)));
     }
     out << "<tr><th>burst <code>" << html_escape(check.short_id) << "</code></th><td>"
         << join(parts, "; ") << "</td></tr>\n";
@@ -359,7 +359,7 @@ std::string matrix(const std::vector<LabelledRun>& runs) {
 // Horizontal bars, three per client (p50, p95, max) of single pongs, on one linear scale per
 // transport.
 std::string latency_chart(const std::vector<LabelledRun>& runs, const std::string& transport) {
-  std::vector<LatencyFigures> figures;
+  std::vector<LatencySummary> figures;
   double top = 0;
   for (const auto& run : runs) {
     figures.push_back(single_pong_figures(run.run, transport));

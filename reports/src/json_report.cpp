@@ -73,12 +73,6 @@ void add_single_pongs(const CaseResult& result, std::vector<double>& all) {
   }
 }
 
-}  // namespace
-
-std::string_view to_string(Expectation expectation) {
-  return kExpectationNames.at(static_cast<std::size_t>(expectation));
-}
-
 json to_json(const CheckResult& check) {
   json out = {{"id", check.id},
               {"level", to_string(check.level)},
@@ -91,40 +85,6 @@ json to_json(const CheckResult& check) {
   if (!check.latency_ms.empty()) out["latency_ms"] = check.latency_ms;
   if (check.burst) out["burst"] = to_json(*check.burst);
   if (check.at_ms) out["at_ms"] = *check.at_ms;
-  return out;
-}
-
-LatencyFigures latency_figures(const std::vector<double>& latencies) {
-  const auto summary = summarize_latencies(latencies);
-  return LatencyFigures{latencies.size(), summary.p50, summary.p95, summary.max};
-}
-
-bool is_burst(const CheckResult& check) {
-  return check.burst.has_value() || check.latency_ms.size() > 1;
-}
-
-LatencyFigures single_pong_figures(const CaseResult& result) {
-  std::vector<double> all;
-  add_single_pongs(result, all);
-  return latency_figures(all);
-}
-
-LatencyFigures single_pong_figures(const RunResult& run, const std::string& transport) {
-  std::vector<double> all;
-  for (const auto& result : run.cases) {
-    if (transport.empty() || result.transport == transport) add_single_pongs(result, all);
-  }
-  return latency_figures(all);
-}
-
-std::vector<Burst> bursts_of(const RunResult& run, const std::string& transport) {
-  std::vector<Burst> out;
-  for (const auto& result : run.cases) {
-    if (!transport.empty() && result.transport != transport) continue;
-    for (const auto& check : result.checks) {
-      if (check.burst) out.push_back({&result, &check});
-    }
-  }
   return out;
 }
 
@@ -141,6 +101,41 @@ json to_json(const Finding& finding) {
   if (finding.expectation != Expectation::kNone) {
     out["baseline"] = {{"status", to_string(finding.expectation)},
                        {"reason", finding.expectation_reason}};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Expectation expectation) {
+  return kExpectationNames.at(static_cast<std::size_t>(expectation));
+}
+
+bool is_burst(const CheckResult& check) {
+  return check.burst.has_value() || check.latency_ms.size() > 1;
+}
+
+LatencySummary single_pong_figures(const CaseResult& result) {
+  std::vector<double> all;
+  add_single_pongs(result, all);
+  return summarize_latencies(std::move(all));
+}
+
+LatencySummary single_pong_figures(const RunResult& run, const std::string& transport) {
+  std::vector<double> all;
+  for (const auto& result : run.cases) {
+    if (transport.empty() || result.transport == transport) add_single_pongs(result, all);
+  }
+  return summarize_latencies(std::move(all));
+}
+
+std::vector<Burst> bursts_of(const RunResult& run, const std::string& transport) {
+  std::vector<Burst> out;
+  for (const auto& result : run.cases) {
+    if (!transport.empty() && result.transport != transport) continue;
+    for (const auto& check : result.checks) {
+      if (check.burst) out.push_back({&result, &check});
+    }
   }
   return out;
 }

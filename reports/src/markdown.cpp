@@ -5,7 +5,6 @@
 
 #include "core/files.hpp"
 #include "core/text.hpp"
-#include "reports/evidence.hpp"
 #include "reports/html.hpp"
 #include "reports/issue_report.hpp"
 #include "reports/json_report.hpp"
@@ -30,12 +29,17 @@ using number_text::pongs_of_pings;
 
 // Single pongs per transport (and by case, folded away), then each burst.
 std::string latency_section(const RunResult& run) {
-  std::ostringstream single;
+  std::ostringstream single, burst;
   for (const auto& transport : transports_of(run)) {
-    const auto figures = single_pong_figures(run, transport);
-    if (figures.count == 0) continue;
-    single << "| " << transport << " | " << figures.count << " | " << ms(figures.p50) << " | "
-           << ms(figures.p95) << " | " << ms(figures.max) << " |\n";
+    if (const auto figures = single_pong_figures(run, transport); figures.count > 0) {
+      single << "| " << transport << " | " << figures.count << " | " << ms(figures.p50) << " | "
+             << ms(figures.p95) << " | " << ms(figures.max) << " |\n";
+    }
+    for (const auto& [result, check] : bursts_of(run, transport)) {
+      burst << "| `" << result->case_id << "` | " << transport << " | "
+            << pongs_of_pings(*check->burst) << " | " << ms(check->burst->time_to_last_pong_ms)
+            << " | " << per_second(check->burst->pongs_per_second) << " |\n";
+    }
   }
   std::ostringstream by_case;
   for (const auto& result : run.cases) {
@@ -44,14 +48,6 @@ std::string latency_section(const RunResult& run) {
     by_case << "| `" << result.case_id << "` | " << result.transport << " | " << figures.count
             << " | " << ms(figures.p50) << " | " << ms(figures.p95) << " | " << ms(figures.max)
             << " |\n";
-  }
-  std::ostringstream burst;
-  for (const auto& transport : transports_of(run)) {
-    for (const auto& [result, check] : bursts_of(run, transport)) {
-      burst << "| `" << result->case_id << "` | " << transport << " | "
-            << pongs_of_pings(*check->burst) << " | " << ms(check->burst->time_to_last_pong_ms)
-            << " | " << per_second(check->burst->pongs_per_second) << " |\n";
-    }
   }
   std::ostringstream out;
   if (!single.str().empty()) {

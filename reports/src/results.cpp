@@ -173,22 +173,18 @@ std::string cause_key(const CheckResult& check) {
   return std::string(to_string(check.outcome)) + "|" + utf8_prefix(shape, kCauseShapeBytes);
 }
 
-bool notable(Verdict verdict) {
-  return verdict == Verdict::NonStrict || verdict == Verdict::Fail || verdict == Verdict::Error;
-}
-
 }  // namespace
 
 std::vector<RootCause> root_causes(const RunResult& run) {
   std::vector<RootCause> causes;
   for (const auto& f : run.findings) {
-    if (f.cases.size() >= kRootCauseMinCases && notable(f.verdict))
+    if (f.cases.size() >= kRootCauseMinCases && verdict_fails(f.verdict, true))
       causes.push_back({f.check, f.transport, f.verdict, true, f.cases, f.example});
   }
   std::vector<std::pair<std::string, RootCause>> subject;  // key -> cause
   for (const auto& result : run.cases) {
     for (const auto& check : result.checks) {
-      if (check.kind != CheckKind::Subject || !notable(check.verdict)) continue;
+      if (check.kind != CheckKind::Subject || !verdict_fails(check.verdict, true)) continue;
       const auto key = result.transport + "|" + check.short_id + "|" + cause_key(check);
       auto it = std::find_if(subject.begin(), subject.end(),
                              [&](const auto& entry) { return entry.first == key; });

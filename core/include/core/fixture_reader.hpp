@@ -50,8 +50,6 @@ class FixtureReader {
   // "string \"abc\"", shortened: for error messages.
   static std::string describe(const Json& value);
 
-  const std::string& file() const { return file_; }
-
  private:
   std::string file_;
 };

@@ -10,6 +10,7 @@
 namespace mcpping {
 
 struct LatencySummary {
+  std::size_t count = 0;  // how many latencies they cover
   double p50 = 0;
   double p95 = 0;
   double max = 0;

@@ -2,6 +2,7 @@
 // (docs/scenario-format.md, "Values").
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,11 @@ std::string ref_root(std::string_view ref);
 // Looks up "name.path": the capture `name`, then object members (or array indexes) along
 // the dotted path. nullopt when any part is missing.
 std::optional<Json> resolve_ref(std::string_view ref, const Captures& captures);
+
+// `text` with each "${name.path}" in it replaced by `replace("name.path")`, in order; a "${"
+// with no "}" after it stays as it is.
+std::string replace_refs(std::string_view text,
+                         const std::function<std::string(std::string_view)>& replace);
 
 // The text of a value as it appears inside a longer string: strings without quotes, other
 // values as compact JSON.

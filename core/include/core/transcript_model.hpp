@@ -60,9 +60,6 @@ struct TranscriptRecords {
   // The protocol version the first handshake negotiated (an `event` record's `negotiated`):
   // the revision the session really ran at, which a case's revision range must include.
   std::optional<std::string> negotiated;
-  // When the client first made contact, in ms after the server started (an `event` with
-  // `first_contact`): its start-up time. The case deadline ran from there.
-  std::optional<double> first_contact_ms;
   // The start-up budget (ms) that passed without any contact (`startup_exceeded`).
   std::optional<double> startup_exceeded_ms;
   std::vector<CheckRecord> checks;  // in order

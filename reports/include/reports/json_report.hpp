@@ -12,9 +12,7 @@
 
 namespace mcpping {
 
-nlohmann::json to_json(const CheckResult& check);
 nlohmann::json to_json(const CaseResult& result);
-nlohmann::json to_json(const Finding& finding);
 
 // results.json: the whole run, per case and per check (docs/reports.md).
 nlohmann::json to_json(const RunResult& run);
@@ -30,20 +28,14 @@ class ResultsFileError : public std::runtime_error {
 // naming the file and what is wrong.
 RunResult read_results_json(const std::filesystem::path& file);
 
-// Latency percentiles (nearest rank, core/latency.hpp) and how many latencies they cover.
-struct LatencyFigures {
-  std::size_t count = 0;
-  double p50 = 0, p95 = 0, max = 0;
-};
-LatencyFigures latency_figures(const std::vector<double>& latencies);
-
 // Whether a check's pongs answered several pings at once. Reports written before burst
 // figures existed have none; there a check with several latencies judged several pings.
 bool is_burst(const CheckResult& check);
-// Over the pongs of checks that are not bursts: what one ping at a time costs.
-LatencyFigures single_pong_figures(const CaseResult& result);
+// Latency percentiles (nearest rank, core/latency.hpp) over the pongs of checks that are not
+// bursts: what one ping at a time costs.
+LatencySummary single_pong_figures(const CaseResult& result);
 // The same over a run; of one transport's cases when `transport` is not empty.
-LatencyFigures single_pong_figures(const RunResult& run, const std::string& transport = {});
+LatencySummary single_pong_figures(const RunResult& run, const std::string& transport = {});
 
 // A check with burst figures, and its case.
 struct Burst {

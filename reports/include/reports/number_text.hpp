@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core/latency.hpp"
-#include "reports/json_report.hpp"
 
 namespace mcpping::number_text {
 
@@ -21,7 +20,7 @@ inline std::string ms(double value) { return fixed(value, 2); }
 inline std::string per_second(double value) { return fixed(value, 0); }
 
 // "p50 0.21 ms, p95 0.40 ms, max 1.02 ms"
-inline std::string latency_text(const LatencyFigures& figures) {
+inline std::string latency_text(const LatencySummary& figures) {
   return "p50 " + ms(figures.p50) + " ms, p95 " + ms(figures.p95) + " ms, max " + ms(figures.max) +
          " ms";
 }

@@ -182,7 +182,7 @@ struct RootCause {
   std::string evidence;            // the first occurrence's Actual
 };
 inline constexpr std::size_t kRootCauseMinCases = 3;
-// Root causes that are not PASS nor INFORMATIONAL, most cases first.
+// Root causes whose verdict fails a strict run (NON_STRICT, FAIL, ERROR), most cases first.
 std::vector<RootCause> root_causes(const RunResult& run);
 
 }  // namespace mcpping
