@@ -49,8 +49,7 @@ Incoming ClientInbox::contacted(Incoming in) {
 
 void ClientInbox::invalid_message(const std::string& text, const std::string& why,
                                   std::string_view spec) {
-  if (invalid_recorded_) return;
-  invalid_recorded_ = true;
+  if (!first_time("transport:valid-message")) return;
   parts_.recorder.record_implicit(
       builtin_check("transport:valid-message", spec),
       "every line the client writes is a JSON-RPC message (a JSON object" +
@@ -164,8 +163,7 @@ bool ClientInbox::claim_waiting(const Claim& claim) {
 void ClientInbox::on_overflow(const Incoming& in) {
   parts_.transcript.raw(Direction::ClientToServer, in.text, in.bytes,
                         {{"note", "line longer than the cap; head kept, rest discarded"}});
-  if (flood_recorded_) return;
-  flood_recorded_ = true;
+  if (!first_time("transport:line-too-long")) return;
   parts_.recorder.record_implicit(
       builtin_check("transport:line-too-long"),
       "every client message on one line of at most " + std::to_string(parts_.line_cap) + " bytes",
@@ -351,8 +349,7 @@ void ClientInbox::answer_default(const Json& message) {
 
 void ClientInbox::check_cancellation(const ClientMessage& message) {
   const auto& j = message.json;
-  if (cancellation_recorded_ || !j.contains("params") || !j["params"].is_object() ||
-      !j["params"].contains("requestId"))
+  if (!j.contains("params") || !j["params"].is_object() || !j["params"].contains("requestId"))
     return;
   const auto& id = j["params"]["requestId"];
   const std::pair<Json, std::string>* issued = nullptr;
@@ -368,7 +365,7 @@ void ClientInbox::check_cancellation(const ClientMessage& message) {
   } else {
     return;
   }
-  cancellation_recorded_ = true;
+  if (!first_time("cancellation:references")) return;
   parts_.recorder.record_implicit(builtin_check("cancellation:references", spec),
                                   std::string(builtin_expected("cancellation:references")),
                                   describe_message(j) + ": " + problem);
@@ -376,27 +373,21 @@ void ClientInbox::check_cancellation(const ClientMessage& message) {
 
 void ClientInbox::check_modern_request(const ClientMessage& message) {
   const auto what = describe_message(message.json);
-  if (!meta_recorded_) {
-    const auto problems = meta_problems(message.json);
-    if (!problems.empty()) {
-      meta_recorded_ = true;
-      parts_.recorder.record_implicit(builtin_check("modern:request-meta"),
-                                      std::string("every request carries _meta with ") +
-                                          kMetaProtocolVersion + " and " + kMetaClientCapabilities,
-                                      what + ": " + join(problems, "; "));
-    }
+  const auto problems = meta_problems(message.json);
+  if (!problems.empty() && first_time("modern:request-meta")) {
+    parts_.recorder.record_implicit(builtin_check("modern:request-meta"),
+                                    std::string("every request carries _meta with ") +
+                                        kMetaProtocolVersion + " and " + kMetaClientCapabilities,
+                                    what + ": " + join(problems, "; "));
   }
-  if (!unsupported_version_noted_) {
-    if (const auto unsupported = unsupported_meta_version(message.json)) {
-      // A real server answers -32022 and the client SHOULD retry: lenient, served as it is.
-      unsupported_version_noted_ = true;
-      parts_.transcript.event(what + ": " + *unsupported +
-                              "; a real server answers UnsupportedProtocolVersionError (-32022), "
-                              "this one serves it");
-    }
+  // A real server answers -32022 and the client SHOULD retry: lenient, served as it is.
+  const auto unsupported = unsupported_meta_version(message.json);
+  if (unsupported && first_time("unsupported-version")) {
+    parts_.transcript.event(what + ": " + *unsupported +
+                            "; a real server answers UnsupportedProtocolVersionError (-32022), "
+                            "this one serves it");
   }
-  if (!client_info_recorded_ && lacks_client_info(message.json)) {
-    client_info_recorded_ = true;
+  if (lacks_client_info(message.json) && first_time("modern:client-info")) {
     parts_.recorder.record_implicit(
         builtin_check("modern:client-info"),
         std::string("every request carries ") + kMetaClientInfo + " in _meta",

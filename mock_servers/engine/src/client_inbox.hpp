@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -146,6 +147,9 @@ class ClientInbox {
   void invalid_message(const std::string& text, const std::string& why,
                        std::string_view spec = "stdio.client-writes-only-messages");
 
+  // True the first time for `what`: the mock server records each of its own checks (and
+  // notes) once per case.
+  bool first_time(const std::string& what) { return recorded_.insert(what).second; }
   // A client notifications/cancelled: records cancellation:references (MUST), once per case,
   // when its requestId names no request the client sent before, or its initialize.
   void check_cancellation(const ClientMessage& message);
@@ -165,12 +169,7 @@ class ClientInbox {
   std::optional<Incoming> stash_;  // arrived after the deadline of the pump that read it
   std::deque<Incoming> batch_;     // the elements of a batch line, not handled yet
   bool eof_ = false;
-  bool flood_recorded_ = false;
-  bool invalid_recorded_ = false;
-  bool meta_recorded_ = false;
-  bool client_info_recorded_ = false;
-  bool unsupported_version_noted_ = false;
-  bool cancellation_recorded_ = false;
+  std::set<std::string> recorded_;  // the checks and notes of first_time()
 };
 
 }  // namespace mcpping

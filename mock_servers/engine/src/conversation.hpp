@@ -3,7 +3,6 @@
 // the sender, the client inbox) and says what stopped the script.
 #pragma once
 
-#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>

@@ -4,7 +4,6 @@
 
 #include "core/scenario.hpp"
 #include "engine/modern.hpp"
-#include "engine/script.hpp"
 
 namespace mcpping {
 

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -60,17 +62,57 @@ const char* signal_name(int sig) {
   return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
 }
 
-}  // namespace
-
+// SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
+// and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take.
+// Called before any thread starts.
 void prepare_host_signals() {
   ::signal(SIGPIPE, SIG_IGN);
   const sigset_t set = shutdown_signals();
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
+// `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
 void write_pid_file(const std::filesystem::path& evidence_dir) {
   std::ofstream pid_file(evidence_dir / "mock.pid");
   pid_file << ::getpid() << "\n";
+}
+
+}  // namespace
+
+int host_fail(Transcript& transcript, const std::string& what, bool on_stderr) {
+  transcript.fatal(what);
+  transcript.end("fatal");
+  if (on_stderr) std::fprintf(stderr, "%s\n", what.c_str());
+  return kHostBadInput;
+}
+
+int host_main(int argc, char** argv, bool on_stderr,
+              const std::function<void(const std::string& file, const nlohmann::json&)>& check,
+              const std::function<int(Transcript&, LoadedScript&)>& serve) {
+  const bool help = argc == 2 && std::string(argv[1]) == "--help";
+  const auto args = parse_host_args(argc, argv);
+  if (help || !args) {
+    if (help || on_stderr)
+      std::fprintf(help ? stdout : stderr, "usage: %s --script FILE --evidence-dir DIR\n", argv[0]);
+    return help ? 0 : kHostBadInput;
+  }
+  prepare_host_signals();
+  std::optional<Transcript> transcript;
+  try {
+    transcript.emplace(args->evidence_dir);
+  } catch (const std::exception& e) {
+    if (on_stderr) std::fprintf(stderr, "%s\n", e.what());
+    return kHostBadInput;
+  }
+  write_pid_file(args->evidence_dir);
+  LoadedScript loaded;
+  try {
+    loaded = load_script(args->script);
+    if (check) check(args->script, loaded.resolved);
+  } catch (const std::exception& e) {
+    return host_fail(*transcript, std::string("bad script: ") + e.what(), on_stderr);
+  }
+  return serve(*transcript, loaded);
 }
 
 std::size_t write_stderr_bounded(int fd, std::string_view bytes, Clock::time_point deadline) {

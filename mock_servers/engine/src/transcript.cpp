@@ -36,16 +36,12 @@ void Transcript::write(Json record) {
   const std::lock_guard lock(mutex_);
   // Taken under the lock so that the files' timestamps never go backwards.
   record["t"] = std::round(ms(Clock::now()) * 1000.0) / 1000.0;
-  if (jsonl_) {
-    const auto line = safe_dump(record) + "\n";
-    std::fputs(line.c_str(), jsonl_);
-    std::fflush(jsonl_);
-  }
-  if (txt_) {
-    const auto line = render_text_line(record) + "\n";
-    std::fputs(line.c_str(), txt_);
-    std::fflush(txt_);
-  }
+  const auto put = [](std::FILE* file, const std::string& line) {
+    std::fputs((line + "\n").c_str(), file);
+    std::fflush(file);
+  };
+  if (jsonl_) put(jsonl_, safe_dump(record));
+  if (txt_) put(txt_, render_text_line(record));
   if (!jsonl_) records_.push_back(std::move(record));
 }
 

@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "core/jsonrpc.hpp"
-#include "core/scenario.hpp"
 #include "core/text.hpp"
 
 namespace mcpping {

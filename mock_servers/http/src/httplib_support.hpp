@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
-#include <string>
 #include <thread>
 
 #include <httplib.h>

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -2,9 +2,8 @@
 // its command line, shutdown signals, the watchdog, the pid file and the script file.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,14 +27,6 @@ struct HostArgs {
 // `--script FILE --evidence-dir DIR`; nullopt for anything else.
 std::optional<HostArgs> parse_host_args(int argc, char** argv);
 
-// SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
-// and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take.
-// Call before starting any thread.
-void prepare_host_signals();
-
-// `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
-void write_pid_file(const std::filesystem::path& evidence_dir);
-
 // Writes to a stderr-like descriptor, waiting (poll) while it is full, so that a client that
 // never drains the pipe holds the writer until `deadline` and no longer. At most one pipe
 // page per write: a pipe that polls writable takes it without blocking. Returns the bytes
@@ -49,6 +40,17 @@ struct LoadedScript {
 };
 // Reads and parses a resolved script; throws FixtureError naming the file.
 LoadedScript load_script(const std::string& file);
+
+// Records `what` as the run's fatal end, and prints it when `on_stderr`; returns kHostBadInput.
+int host_fail(Transcript& transcript, const std::string& what, bool on_stderr);
+
+// What each mock server's main does around its channel: `--help`, the command line (its usage
+// on stderr when `on_stderr`: stdio's stderr belongs to the script), shutdown signals, the
+// transcript, the pid file, the script (refused when `check` throws), then `serve`. Exit
+// status: 0 after --help or a run, kHostBadInput for a bad command line or script.
+int host_main(int argc, char** argv, bool on_stderr,
+              const std::function<void(const std::string& file, const nlohmann::json&)>& check,
+              const std::function<int(Transcript&, LoadedScript&)>& serve);
 
 // The latest a resolved script can end, from now: its start-up budget and case deadline (the
 // case deadline runs from the client's first contact, at the latest when the budget ends).
@@ -82,7 +84,7 @@ class ShutdownWatcher {
   Clock::time_point watchdog_;
   std::string stuck_reason_;
   Channel& channel_;
-  int signal_fd_;  // the shutdown signals, blocked in every thread by prepare_host_signals()
+  int signal_fd_;  // the shutdown signals, blocked in every thread by host_main()
   int stop_fd_;    // eventfd the destructor writes
   std::thread thread_;
 };

@@ -14,7 +14,6 @@
 // and from then on every client request's _meta is checked (ClientInbox::check_modern_request).
 #include "conversation.hpp"
 #include "core/jsonrpc.hpp"
-#include "core/scenario.hpp"
 #include "core/text.hpp"
 #include "engine/default_server.hpp"
 #include "engine/modern.hpp"

@@ -2,7 +2,6 @@
 // serve_defaults.
 #include <algorithm>
 #include <optional>
-#include <utility>
 
 #include "conversation.hpp"
 #include "core/text.hpp"
