@@ -15,20 +15,9 @@ Json lookup(const std::string& ref, const Captures& captures, std::optional<std:
 
 std::string substitute_text(const std::string& text, const Captures& captures,
                             std::optional<std::size_t> index) {
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const auto open = text.find("${", pos);
-    const auto close = open == std::string::npos ? open : text.find('}', open + 2);
-    if (open == std::string::npos || close == std::string::npos) {
-      out.append(text, pos, std::string::npos);
-      break;
-    }
-    out.append(text, pos, open - pos);
-    out += value_text(lookup(text.substr(open + 2, close - open - 2), captures, index));
-    pos = close + 1;
-  }
-  return out;
+  return replace_refs(text, [&](std::string_view ref) {
+    return value_text(lookup(std::string(ref), captures, index));
+  });
 }
 
 }  // namespace
