@@ -1,6 +1,5 @@
 #include "conformance/case_runner.hpp"
 
-#include <cmath>
 #include <functional>
 #include <utility>
 
@@ -23,10 +22,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::chrono::milliseconds scaled_ms(const TimeoutTable& table, const std::string& name) {
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(table.at(name))));
-}
 
 // Whether a driver past its deadline gets more time: while the mock server runs (its own
 // deadline runs from the client's first contact), once more after it ended, and, over stdio,

@@ -40,8 +40,8 @@ ChildOutcome precheck_driver(const SuiteSetup& setup, const std::string& transpo
   spec.stdout_file = dir / "client.stdout";
   spec.stderr_file = dir / "client.stderr";
   // Only a start-up and an exit: a slow or loaded machine gets the start-up budget for it.
-  spec.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(
-      scaled_timeouts(setup.defaults, setup.timeout_multiplier).at("startup_ms")));
+  spec.deadline =
+      scaled_ms(scaled_timeouts(setup.defaults, setup.timeout_multiplier), "startup_ms");
   ChildOutcome outcome = run_child(spec);
   if (outcome.kind == ChildOutcome::Kind::kExited && outcome.exit_code == kDriverUnsupportedExit) {
     return outcome;

@@ -341,6 +341,10 @@ TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier) {
   return out;
 }
 
+std::chrono::milliseconds scaled_ms(const TimeoutTable& scaled, const std::string& name) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(scaled.at(name))));
+}
+
 Json resolve_script(const Scenario& scenario, const Defaults& defaults, const RunSettings& run) {
   Json checks = Json::array();
   for (const auto& check : scenario.script_checks) {

@@ -389,6 +389,13 @@ TEST(Scenario, ScaledTimeoutsAndResolvedDriverSteps) {
   EXPECT_EQ(steps[1], s.driver_steps[1]);
 }
 
+// A deadline of a fraction of a millisecond more is a whole millisecond more, never less.
+TEST(Scenario, ScaledMillisecondsRoundUp) {
+  const TimeoutTable scaled = {{"startup_ms", 10000.25}, {"quiet_ms", 750}};
+  EXPECT_EQ(scaled_ms(scaled, "startup_ms"), std::chrono::milliseconds(10001));
+  EXPECT_EQ(scaled_ms(scaled, "quiet_ms"), std::chrono::milliseconds(750));
+}
+
 // A request step's named timeout reaches the driver as the contract's timeout_ms, scaled.
 TEST(Scenario, RequestTimeoutBecomesTimeoutMs) {
   const auto defaults = test::fixture_defaults();

@@ -2,6 +2,7 @@
 // The format is documented in docs/scenario-format.md.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -126,6 +127,8 @@ struct RunSettings {
 
 // The timeout table scaled by the multiplier.
 TimeoutTable scaled_timeouts(const Defaults& defaults, double multiplier);
+// The timeout `name` of a scaled table, in whole milliseconds rounded up.
+std::chrono::milliseconds scaled_ms(const TimeoutTable& scaled, const std::string& name);
 
 // The self-contained script file the mock server runs: the scenario's script and checks,
 // the scaled timeout table, the defaults and the run settings. The mock server needs
