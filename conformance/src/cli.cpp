@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <map>
 
 #include "core/scenario.hpp"
 #include "core/text.hpp"
@@ -124,23 +126,49 @@ class Words {
   std::size_t i_ = 0;
 };
 
-std::string checked_revision(const std::string& value) {
-  if (!revision_index(value)) {
-    throw UsageError("--revision '" + value + "': expected one of " +
-                     join(known_revisions(), ", "));
+using Value = const std::string&;
+
+// An option of a command: what it does with its value, or with "" for a flag.
+struct Option {
+  std::string_view name;
+  std::function<void(Value)> apply;
+  bool takes_value = true;
+};
+using Options = std::vector<Option>;
+
+Options operator+(Options a, const Options& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+Option flag(std::string_view name, bool& target, bool value = true) {
+  return {name, [&target, value](Value) { target = value; }, false};
+}
+
+// Applies the options of `verb` up to the end of the words, or up to "--" (then true: the
+// rest is the driver's argv).
+bool read_options(const std::string& verb, Words& words, const Options& options) {
+  while (!words.done()) {
+    std::string word = words.next();
+    if (word == "--") return true;
+    std::optional<std::string> inline_value = split_inline_value(word);
+    const auto option = std::find_if(options.begin(), options.end(),
+                                     [&](const Option& o) { return o.name == word; });
+    if (option == options.end()) throw UsageError(verb + ": unknown option '" + word + "'");
+    if (!option->takes_value && inline_value) throw UsageError(word + " takes no value");
+    option->apply(option->takes_value ? words.value_of(word, inline_value) : std::string());
   }
+  return false;
+}
+
+// `value` when it is one of `known`; a usage error naming them otherwise.
+std::string one_of(const std::string& option, Value value, const std::vector<std::string>& known) {
+  if (std::find(known.begin(), known.end(), value) == known.end())
+    throw UsageError(option + " '" + value + "': expected one of " + join(known, ", "));
   return value;
 }
 
-std::string checked_transport(const std::string& value) {
-  const auto& known = known_transports();
-  if (std::find(known.begin(), known.end(), value) == known.end()) {
-    throw UsageError("--transport '" + value + "': expected one of " + join(known, ", "));
-  }
-  return value;
-}
-
-double checked_multiplier(const std::string& value) {
+double checked_multiplier(Value value) {
   char* end = nullptr;
   const double multiplier = std::strtod(value.c_str(), &end);
   if (value.empty() || *end != '\0' || !std::isfinite(multiplier)) {
@@ -152,7 +180,7 @@ double checked_multiplier(const std::string& value) {
   return multiplier;
 }
 
-long parse_integer(const std::string& option, const std::string& value, long min, long max) {
+long parse_integer(const std::string& option, Value value, long min, long max) {
   char* end = nullptr;
   const long number = std::strtol(value.c_str(), &end, 10);
   if (value.empty() || *end != '\0' || number < min || number > max) {
@@ -162,7 +190,7 @@ long parse_integer(const std::string& option, const std::string& value, long min
   return number;
 }
 
-std::pair<std::string, std::filesystem::path> parse_column(const std::string& value) {
+std::pair<std::string, std::filesystem::path> parse_column(Value value) {
   const auto eq = value.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
     throw UsageError("--column '" + value + "': expected LABEL=REPORT_DIR");
@@ -170,263 +198,160 @@ std::pair<std::string, std::filesystem::path> parse_column(const std::string& va
   return {value.substr(0, eq), value.substr(eq + 1)};
 }
 
-Command parse_table(Words& words) {
-  Command command;
-  command.kind = Command::Kind::kTable;
-  while (!words.done()) {
-    std::string word = words.next();
-    std::optional<std::string> inline_value = split_inline_value(word);
-    if (word == "--column") {
-      command.table.columns.push_back(parse_column(words.value_of(word, inline_value)));
-    } else if (word == "--html") {
-      command.table.html = words.value_of(word, inline_value);
-      if (command.table.html.empty()) throw UsageError("--html: give the file to write");
-    } else {
-      throw UsageError("table: unknown option '" + word + "'");
-    }
-  }
-  if (command.table.columns.empty()) throw UsageError("table: give at least one --column");
-  return command;
-}
-
-Command parse_merge(Words& words) {
-  Command command;
-  command.kind = Command::Kind::kMerge;
-  while (!words.done()) {
-    std::string word = words.next();
-    std::optional<std::string> inline_value = split_inline_value(word);
-    if (word == "--column") {
-      command.merge.columns.push_back(parse_column(words.value_of(word, inline_value)));
-    } else if (word == "--output" || word == "-o") {
-      command.merge.output = words.value_of(word, inline_value);
-    } else if (word == "--help" || word == "-h") {
-      command.kind = Command::Kind::kHelp;
-      return command;
-    } else {
-      throw UsageError("merge: unknown option '" + word + "'");
-    }
-  }
-  if (command.merge.output.empty()) {
-    throw UsageError("merge: give the folder to write with --output DIR");
-  }
-  if (command.merge.columns.empty()) throw UsageError("merge: give at least one --column");
-  return command;
-}
-
-Command parse_baseline(Words& words) {
-  Command command;
-  command.kind = Command::Kind::kBaseline;
-  bool from = false;
-  while (!words.done()) {
-    std::string word = words.next();
-    std::optional<std::string> inline_value = split_inline_value(word);
-    if (word == "--from") {
-      command.baseline.from = words.value_of(word, inline_value);
-      from = true;
-    } else if (word == "--output" || word == "-o") {
-      command.baseline.output = std::filesystem::path(words.value_of(word, inline_value));
-    } else if (word == "--help" || word == "-h") {
-      command.kind = Command::Kind::kHelp;
-      return command;
-    } else {
-      throw UsageError("baseline: unknown option '" + word + "'");
-    }
-  }
-  if (!from) throw UsageError("baseline: give the report folder of a run with --from DIR");
-  return command;
-}
-
-Command parse_serve(Words& words) {
-  Command command;
-  command.kind = Command::Kind::kServe;
-  ServeOptions& serve = command.serve;
-  while (!words.done()) {
-    std::string word = words.next();
-    std::optional<std::string> inline_value = split_inline_value(word);
-    const auto value = [&] { return words.value_of(word, inline_value); };
-    if (word == "--help" || word == "-h") {
-      command.kind = Command::Kind::kHelp;
-      return command;
-    } else if (word == "--scenario") {
-      if (!serve.scenario.empty()) throw UsageError("serve: give --scenario once: one case");
-      serve.scenario = value();
-      if (serve.scenario.empty()) throw UsageError("--scenario: give a case id");
-    } else if (word == "--transport") {
-      serve.transport = checked_transport(value());
-    } else if (word == "--revision") {
-      serve.revision = checked_revision(value());
-    } else if (word == "--timeout-multiplier") {
-      serve.timeout_multiplier = checked_multiplier(value());
-    } else if (word == "--report-dir") {
-      serve.report_dir = value();
-    } else if (word == "--fixtures") {
-      serve.fixtures = std::filesystem::path(value());
-    } else if (word == "--wait-ms") {
-      serve.wait_ms = parse_integer(word, value(), 1000, 86400000);
-    } else if (word == "--") {
-      throw UsageError("serve takes no driver: you drive your client yourself");
-    } else {
-      throw UsageError("serve: unknown option '" + word + "'");
-    }
-  }
-  if (serve.scenario.empty()) {
-    throw UsageError("serve: give the case with --scenario ID (see 'mcp-ping-conformance list')");
-  }
-  if (serve.transport.empty()) {
-    throw UsageError("serve: give the transport with --transport " + join(known_transports(), "|"));
-  }
-  return command;
-}
-
-// An option of `run` and `list` alike; false when `word` is none.
-template <class Value>
-bool parse_catalogue_option(const std::string& word, const Value& value, RunOptions& run,
-                            ListOptions& list) {
-  if (word == "--transport") {
-    run.transport = list.transport = checked_transport(value());
-  } else if (word == "--fixtures") {
-    run.fixtures = list.fixtures = std::filesystem::path(value());
-  } else if (word == "--scenario") {
-    run.scenario_globs.push_back(value());
-    list.scenario_globs.push_back(run.scenario_globs.back());
-  } else if (word == "--harness") {
-    run.harness = list.harness = value();
-    if (*run.harness != "official") {
-      throw UsageError("--harness '" + *run.harness + "': expected official");
-    }
-  } else {
-    return false;
-  }
-  return true;
-}
-
-std::pair<unsigned, unsigned> parse_shard(const std::string& word, const std::string& text) {
+std::pair<unsigned, unsigned> parse_shard(Value text) {
   const auto slash = text.find('/');
   if (slash == std::string::npos) throw UsageError("--shard '" + text + "': expected I/N");
-  const auto total = parse_integer(word, text.substr(slash + 1), 1, 1000);
-  const auto index = parse_integer(word, text.substr(0, slash), 1, total);
+  const auto total = parse_integer("--shard", text.substr(slash + 1), 1, 1000);
+  const auto index = parse_integer("--shard", text.substr(0, slash), 1, total);
   return {static_cast<unsigned>(index), static_cast<unsigned>(total)};
 }
 
-// An option of `run` only; throws UsageError for an unknown one.
-template <class Value>
-void parse_run_option(const std::string& word, const Value& value, RunOptions& run) {
-  if (word == "--strict") {
-    run.strict = true;
-  } else if (word == "--revision") {
-    run.revision = checked_revision(value());
-  } else if (word == "--timeout-multiplier") {
-    run.timeout_multiplier = checked_multiplier(value());
-  } else if (word == "--report-dir") {
-    run.report_dir = value();
-  } else if (word == "--junit") {
-    run.junit = std::filesystem::path(value());
-  } else if (word == "--jobs" || word == "-j") {
-    run.jobs = static_cast<unsigned>(parse_integer(word, value(), 1, 256));
-  } else if (word == "--shard") {
-    run.shard = parse_shard(word, value());
-  } else if (word == "--ctest-measurements") {
-    run.ctest_measurements = true;
-  } else if (word == "--precheck-only" || word == "--no-precheck") {
-    const auto mode =
-        word == "--no-precheck" ? RunOptions::Precheck::kSkip : RunOptions::Precheck::kOnly;
-    if (run.precheck != RunOptions::Precheck::kBeside && run.precheck != mode) {
-      throw UsageError("run: give --precheck-only or --no-precheck, not both");
-    }
-    run.precheck = mode;
-  } else if (word == "--no-driver-sessions") {
-    run.driver_sessions = false;
-  } else if (word == "--baseline") {
-    run.baseline = std::filesystem::path(value());
-  } else if (word == "--schemas") {
-    run.schemas = std::filesystem::path(value());
-  } else if (word == "--unsupported-exit-code") {
-    run.unsupported_exit_code = static_cast<int>(parse_integer(word, value(), 0, 255));
-  } else {
-    throw UsageError("run: unknown option '" + word + "'");
-  }
+// Which cases `run` and `list` take.
+template <class Selection>  // RunOptions or ListOptions
+Options catalogue_options(Selection& o) {
+  return {
+      {"--scenario", [&](Value v) { o.scenario_globs.push_back(v); }},
+      {"--transport", [&](Value v) { o.transport = one_of("--transport", v, known_transports()); }},
+      {"--fixtures", [&](Value v) { o.fixtures = v; }},
+      {"--harness", [&](Value v) {
+         if (v != "official") throw UsageError("--harness '" + v + "': expected official");
+         o.harness = v;
+       }}};
 }
 
-// An option of `list` only; throws UsageError for an unknown one.
-void parse_list_option(const std::string& word, ListOptions& list) {
-  if (word == "--markdown") {
-    list.markdown = true;
-  } else if (word == "--json") {
-    list.json = true;
-  } else {
-    throw UsageError("list: unknown option '" + word + "'");
-  }
+// How `run` and `serve` play a case.
+template <class Play>  // RunOptions or ServeOptions
+Options play_options(Play& o) {
+  return {{"--revision", [&](Value v) { o.revision = one_of("--revision", v, known_revisions()); }},
+          {"--timeout-multiplier", [&](Value v) { o.timeout_multiplier = checked_multiplier(v); }},
+          {"--report-dir", [&](Value v) { o.report_dir = v; }}};
 }
 
-// What `run` and `list` need once every option is read; `run` takes the driver's argv.
-void finish_run_or_list(Command& command, Words& words, bool saw_separator) {
-  RunOptions& run = command.run;
-  const ListOptions& list = command.list;
-  if (command.kind == Command::Kind::kRun) {
-    if (!saw_separator) {
-      throw UsageError("run: give the driver after '--', e.g. run -- ./my-driver --flag");
-    }
-    run.driver_argv = words.rest();
-    if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
-    if (run.harness && run.precheck == RunOptions::Precheck::kOnly) {
-      throw UsageError("run: a harness has no pre-check (docs/official-harness.md)");
-    }
-  } else if (saw_separator) {
+void parse_run(Words& words, RunOptions& run) {
+  const auto precheck = [&run](RunOptions::Precheck mode) {
+    return [&run, mode](Value) {
+      if (run.precheck != RunOptions::Precheck::kBeside && run.precheck != mode)
+        throw UsageError("run: give --precheck-only or --no-precheck, not both");
+      run.precheck = mode;
+    };
+  };
+  const auto jobs = [&](Value v) {
+    run.jobs = static_cast<unsigned>(parse_integer("--jobs", v, 1, 256));
+  };
+  const Options own = {flag("--strict", run.strict),
+                       {"--junit", [&](Value v) { run.junit = v; }},
+                       {"--jobs", jobs},
+                       {"-j", jobs},
+                       {"--shard", [&](Value v) { run.shard = parse_shard(v); }},
+                       flag("--ctest-measurements", run.ctest_measurements),
+                       {"--precheck-only", precheck(RunOptions::Precheck::kOnly), false},
+                       {"--no-precheck", precheck(RunOptions::Precheck::kSkip), false},
+                       flag("--no-driver-sessions", run.driver_sessions, false),
+                       {"--baseline", [&](Value v) { run.baseline = v; }},
+                       {"--schemas", [&](Value v) { run.schemas = v; }},
+                       {"--unsupported-exit-code", [&](Value v) {
+                          run.unsupported_exit_code =
+                              static_cast<int>(parse_integer("--unsupported-exit-code", v, 0, 255));
+                        }}};
+  if (!read_options("run", words, catalogue_options(run) + play_options(run) + own))
+    throw UsageError("run: give the driver after '--', e.g. run -- ./my-driver --flag");
+  run.driver_argv = words.rest();
+  if (run.driver_argv.empty()) throw UsageError("run: no driver argv after '--'");
+  if (run.harness && run.precheck == RunOptions::Precheck::kOnly)
+    throw UsageError("run: a harness has no pre-check (docs/official-harness.md)");
+}
+
+void parse_list(Words& words, ListOptions& list) {
+  const Options own = {flag("--markdown", list.markdown), flag("--json", list.json)};
+  if (read_options("list", words, catalogue_options(list) + own))
     throw UsageError("list takes no driver");
-  } else if (list.markdown && list.json) {
-    throw UsageError("list: give --markdown or --json, not both");
-  } else if (list.harness && (list.json || !list.scenario_globs.empty() || list.transport)) {
+  if (list.markdown && list.json) throw UsageError("list: give --markdown or --json, not both");
+  if (list.harness && (list.json || !list.scenario_globs.empty() || list.transport))
     throw UsageError("list --harness takes only --markdown and --fixtures");
-  }
 }
 
-Command parse_run_or_list(const std::string& verb, Words& words) {
-  Command command;
-  command.kind = verb == "run" ? Command::Kind::kRun : Command::Kind::kList;
-  bool saw_separator = false;
-  while (!words.done()) {
-    std::string word = words.next();
-    if (word == "--") {
-      saw_separator = true;
-      break;
-    }
-    std::optional<std::string> inline_value = split_inline_value(word);
-    const auto value = [&] { return words.value_of(word, inline_value); };
-    if (word == "--help" || word == "-h") {
-      command.kind = Command::Kind::kHelp;
-      return command;
-    }
-    if (!parse_catalogue_option(word, value, command.run, command.list)) {
-      if (verb == "list") {
-        parse_list_option(word, command.list);
-      } else {
-        parse_run_option(word, value, command.run);
-      }
-    }
-    if (inline_value) throw UsageError(word + " takes no value");
-  }
-  finish_run_or_list(command, words, saw_separator);
-  return command;
+void parse_serve(Words& words, ServeOptions& serve) {
+  const Options own = {
+      {"--scenario",
+       [&](Value v) {
+         if (!serve.scenario.empty()) throw UsageError("serve: give --scenario once: one case");
+         if (v.empty()) throw UsageError("--scenario: give a case id");
+         serve.scenario = v;
+       }},
+      {"--transport",
+       [&](Value v) { serve.transport = one_of("--transport", v, known_transports()); }},
+      {"--fixtures", [&](Value v) { serve.fixtures = v; }},
+      {"--wait-ms",
+       [&](Value v) { serve.wait_ms = parse_integer("--wait-ms", v, 1000, 86400000); }}};
+  if (read_options("serve", words, play_options(serve) + own))
+    throw UsageError("serve takes no driver: you drive your client yourself");
+  if (serve.scenario.empty())
+    throw UsageError("serve: give the case with --scenario ID (see 'mcp-ping-conformance list')");
+  if (serve.transport.empty())
+    throw UsageError("serve: give the transport with --transport " + join(known_transports(), "|"));
 }
+
+void parse_table(Words& words, TableOptions& table) {
+  const Options options = {{"--column", [&](Value v) { table.columns.push_back(parse_column(v)); }},
+                           {"--html", [&](Value v) {
+                              if (v.empty()) throw UsageError("--html: give the file to write");
+                              table.html = v;
+                            }}};
+  if (read_options("table", words, options)) throw UsageError("table takes no driver");
+  if (table.columns.empty()) throw UsageError("table: give at least one --column");
+}
+
+void parse_merge(Words& words, MergeOptions& merge) {
+  const auto output = [&](Value v) { merge.output = v; };
+  const Options options = {{"--column", [&](Value v) { merge.columns.push_back(parse_column(v)); }},
+                           {"--output", output},
+                           {"-o", output}};
+  if (read_options("merge", words, options)) throw UsageError("merge takes no driver");
+  if (merge.output.empty()) throw UsageError("merge: give the folder to write with --output DIR");
+  if (merge.columns.empty()) throw UsageError("merge: give at least one --column");
+}
+
+void parse_baseline(Words& words, BaselineOptions& baseline) {
+  bool from = false;
+  const auto output = [&](Value v) { baseline.output = v; };
+  const Options options = {{"--from",
+                            [&](Value v) {
+                              baseline.from = v;
+                              from = true;
+                            }},
+                           {"--output", output},
+                           {"-o", output}};
+  if (read_options("baseline", words, options)) throw UsageError("baseline takes no driver");
+  if (!from) throw UsageError("baseline: give the report folder of a run with --from DIR");
+}
+
+bool is_help(Value word) { return word == "--help" || word == "-h"; }
 
 }  // namespace
 
 Command parse_command_line(const std::vector<std::string>& args) {
   Command command;
+  if (args.empty()) throw UsageError("no command given");
+  // --help anywhere before the driver's argv asks for the usage, whatever else is there.
+  const auto driver = std::find(args.begin(), args.end(), "--");
+  if (args.front() == "help" || std::any_of(args.begin(), driver, is_help)) return command;
   Words words(args);
-  if (words.done()) throw UsageError("no command given");
   const std::string verb = words.next();
-  if (verb == "--help" || verb == "-h" || verb == "help") return command;
-  if (verb == "--version") {
-    command.kind = Command::Kind::kVersion;
-    return command;
-  }
-  if (verb == "baseline") return parse_baseline(words);
-  if (verb == "table") return parse_table(words);
-  if (verb == "merge") return parse_merge(words);
-  if (verb == "serve") return parse_serve(words);
-  if (verb != "run" && verb != "list") throw UsageError("unknown command '" + verb + "'");
-  return parse_run_or_list(verb, words);
+  using Kind = Command::Kind;
+  const std::map<std::string, std::pair<Kind, std::function<void()>>> verbs = {
+      {"--version", {Kind::kVersion, [] {}}},
+      {"run", {Kind::kRun, [&] { parse_run(words, command.run); }}},
+      {"list", {Kind::kList, [&] { parse_list(words, command.list); }}},
+      {"serve", {Kind::kServe, [&] { parse_serve(words, command.serve); }}},
+      {"baseline", {Kind::kBaseline, [&] { parse_baseline(words, command.baseline); }}},
+      {"table", {Kind::kTable, [&] { parse_table(words, command.table); }}},
+      {"merge", {Kind::kMerge, [&] { parse_merge(words, command.merge); }}},
+  };
+  const auto found = verbs.find(verb);
+  if (found == verbs.end()) throw UsageError("unknown command '" + verb + "'");
+  command.kind = found->second.first;
+  found->second.second();
+  return command;
 }
 
 }  // namespace mcpping

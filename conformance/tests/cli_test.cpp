@@ -142,6 +142,16 @@ TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(parse({"--version"}).kind, Command::Kind::kVersion);
 }
 
+// Every command takes --help; after '--' it is the driver's.
+TEST(Cli, HelpBeforeTheSeparatorOnlyAnyCommand) {
+  for (const char* verb : {"list", "baseline", "table", "merge", "serve"})
+    EXPECT_EQ(parse({verb, "-h"}).kind, Command::Kind::kHelp) << verb;
+  EXPECT_EQ(parse({"run", "--strict", "--help", "--", "d"}).kind, Command::Kind::kHelp);
+  const Command run = parse({"run", "--", "d", "--help"});
+  ASSERT_EQ(run.kind, Command::Kind::kRun);
+  EXPECT_EQ(run.run.driver_argv, (std::vector<std::string>{"d", "--help"}));
+}
+
 // Each bad command line names what is wrong.
 TEST(Cli, BadCommandLinesAreUsageErrorsNamingTheProblem) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {

@@ -41,7 +41,7 @@ std::string stdio_server_text(const std::vector<std::string>& argv);
 std::string served_case_report(const CaseResult& result);
 
 // The exit status of a served case as `run` has it for a run of that one case (lenient):
-// 0 nothing failed; 1 the case or one of its findings failed; 2 ERROR (the suite's own).
+// 0 nothing failed; 1 the case or one of its findings failed; 3 ERROR (the suite's own).
 int served_exit_status(const CaseResult& result);
 
 // The whole session: the case run_case() runs with a person at the client, who is told what
