@@ -10,13 +10,9 @@ CaseSchedule schedule_cases(const std::vector<PlannedCase>& cases, const Timeout
   std::vector<double> expected(cases.size(), 0);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!cases[i].unsupported) expected[i] = cases[i].scenario->fixed_wait_ms(timeouts);
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].unsupported) {
-      schedule.busy.push_back(i);
-    } else if (cases[i].scenario->exclusive) {
+    if (!cases[i].unsupported && cases[i].scenario->exclusive) {
       schedule.exclusive.push_back(i);
-    } else if (jobs > 1 && expected[i] >= kWaitingCaseMs) {
+    } else if (jobs > 1 && expected[i] >= kWaitingCaseMs) {  // 0 when UNSUPPORTED
       schedule.waiting.push_back(i);
     } else {
       schedule.busy.push_back(i);
@@ -24,16 +20,13 @@ CaseSchedule schedule_cases(const std::vector<PlannedCase>& cases, const Timeout
   }
   // Longest first: the run ends with short cases filling the slots, not with one long case
   // started last. UNSUPPORTED cases expect 0 and cost nothing, so they go last.
-  const auto longest_first = [&](std::vector<std::size_t>& group) {
-    std::stable_sort(group.begin(), group.end(), [&](std::size_t a, std::size_t b) {
+  for (auto* group : {&schedule.exclusive, &schedule.waiting, &schedule.busy}) {
+    std::stable_sort(group->begin(), group->end(), [&](std::size_t a, std::size_t b) {
       const bool a_runs = !cases[a].unsupported, b_runs = !cases[b].unsupported;
       if (a_runs != b_runs) return a_runs;
       return expected[a] > expected[b];
     });
-  };
-  longest_first(schedule.exclusive);
-  longest_first(schedule.waiting);
-  longest_first(schedule.busy);
+  }
   // A sleeping case costs a few milliseconds of CPU at its start and end; a bound still keeps a
   // catalogue of hundreds of idle cases from spawning hundreds of processes at once.
   schedule.waiting_slots = std::min<std::size_t>(schedule.waiting.size(), 4 * std::size_t{jobs});
