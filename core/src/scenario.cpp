@@ -39,14 +39,6 @@ void check_timeout(const Checker& c, const Json& value, const std::string& point
   c.fail(pointer, "unknown timeout \"" + name + "\" (known: " + join(known, ", ") + ")");
 }
 
-void add_check(const Checker& c, std::vector<CheckDef>& checks, CheckDef check,
-               const std::string& pointer) {
-  for (const auto& existing : checks) {
-    if (existing.id == check.id) c.fail(pointer, "duplicate check id \"" + check.id + "\"");
-  }
-  checks.push_back(std::move(check));
-}
-
 // Tool arguments are literal JSON but for {"$repeat": [TEXT, N]}, which the runner writes out
 // (a large argument kept short in the fixture). Any other "$" object is a typo.
 void check_argument_macros(const Checker& c, const Json& value, const std::string& pointer) {
@@ -212,7 +204,10 @@ DriverCheck parse_driver_check(const Checker& c, const Json& entry, const std::s
     c.fail(p + "/expect" + problem->pointer, problem->reason);
   }
   check_given_labels(c, check.check.given, s.script, p + "/given");
-  add_check(c, all, check.check, p + "/id");
+  for (const auto& taken : all) {
+    if (taken.id == check.check.id) c.fail(p + "/id", "duplicate check id \"" + taken.id + "\"");
+  }
+  all.push_back(check.check);
   return check;
 }
 
