@@ -242,13 +242,11 @@ Defaults load_defaults(const std::filesystem::path& file) {
   const auto root = parse_json_file(file);
   c.object(root, "");
   c.only_keys(root, {"timeouts", "line_cap_bytes", "server_info", "capabilities", "tools"}, "");
-  Defaults defaults;
-  defaults.timeouts = read_timeouts(c, root);
-  defaults.line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
-  defaults.server_info = c.object(c.member(root, "server_info", ""), "/server_info");
-  defaults.capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities");
-  defaults.tools = c.array(c.member(root, "tools", ""), "/tools");
-  return defaults;
+  return {.timeouts = read_timeouts(c, root),
+          .line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024),
+          .server_info = c.object(c.member(root, "server_info", ""), "/server_info"),
+          .capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities"),
+          .tools = c.array(c.member(root, "tools", ""), "/tools")};
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
