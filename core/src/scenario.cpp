@@ -369,8 +369,6 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
               {"checks", checks}};
 }
 
-// Named timeouts become milliseconds (an idle step's "timeout" its "ms", a request step's
-// "request_timeout" the contract's "timeout_ms") and $repeat macros their strings.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) {
   Json steps = scenario.driver_steps;
   const auto resolve = [&](Json& step, const char* from, const char* to) {
