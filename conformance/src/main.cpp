@@ -439,7 +439,7 @@ void write_run_reports(const RunOptions& options, const fs::path& report_dir,
   const fs::path junit = options.junit.value_or(report_dir / "junit.xml");
   write_junit(result, junit);
   write_results_json(result, report_dir / "results.json");
-  write_summary_markdown(result, report_dir / "summary.md");
+  write_file(report_dir / "summary.md", render_summary_markdown(result));
   write_html_report({{driver_label(options.driver_argv), result}}, report_dir / "html");
   // A finding is named once, on its own line below, with its case count.
   for (const auto& cause : root_causes(result)) {

@@ -19,13 +19,10 @@ constexpr std::array<std::string_view, 6> kReservedPrefixes = {
 
 std::vector<std::string> parse_given(const FixtureReader& reader, const Json& given,
                                      const std::string& pointer) {
-  std::vector<std::string> labels;
-  if (given.is_string()) {
-    labels.push_back(reader.nonempty_string(given, pointer));
-    return labels;
-  }
+  if (given.is_string()) return {reader.nonempty_string(given, pointer)};
   const auto& list = reader.array(given, pointer);
   if (list.empty()) reader.fail(pointer, "must name at least one label");
+  std::vector<std::string> labels;
   for (std::size_t i = 0; i < list.size(); ++i)
     labels.push_back(reader.nonempty_string(list[i], pointer + "/" + std::to_string(i)));
   return labels;

@@ -176,13 +176,11 @@ const BuiltinCheck& builtin(std::string_view id) {
 }
 
 CheckDef def_of(const BuiltinCheck& b, std::vector<std::string> spec) {
-  CheckDef def;
-  def.id = std::string(b.id);
-  def.level = b.level;
-  def.kind = b.kind;
-  def.spec = std::move(spec);
-  def.premise = std::string(b.premise);
-  return def;
+  return {.id = std::string(b.id),
+          .level = b.level,
+          .spec = std::move(spec),
+          .kind = b.kind,
+          .premise = std::string(b.premise)};
 }
 
 // The MCP revision ranges a sentence's revision text names: "A..B", or "A" alone.

@@ -45,11 +45,6 @@ const auto* find_type(const Json& name) {
   });
 }
 
-bool type_matches(const Json& name, const Json& value) {
-  const auto* type = find_type(name);
-  return type != std::end(kTypes) && (value.*(type->second))();
-}
-
 bool match_at(const Json& pattern, const Json& value, const Captures& captures,
               const std::string& pointer, std::string* why);
 
@@ -58,7 +53,8 @@ bool match_type(const Json& arg, const Json& value, const std::string& pointer, 
   const auto names = arg.is_array() ? arg : Json::array({arg});
   std::string wanted;
   for (const auto& name : names) {
-    if (type_matches(name, value)) return true;
+    const auto* type = find_type(name);
+    if (type != std::end(kTypes) && (value.*(type->second))()) return true;
     wanted += (wanted.empty() ? "" : " or ") + name.get<std::string>();
   }
   return fail(why, pointer,

@@ -39,14 +39,6 @@ void check_timeout(const Checker& c, const Json& value, const std::string& point
   c.fail(pointer, "unknown timeout \"" + name + "\" (known: " + join(known, ", ") + ")");
 }
 
-void add_check(const Checker& c, std::vector<CheckDef>& checks, CheckDef check,
-               const std::string& pointer) {
-  for (const auto& existing : checks) {
-    if (existing.id == check.id) c.fail(pointer, "duplicate check id \"" + check.id + "\"");
-  }
-  checks.push_back(std::move(check));
-}
-
 // Tool arguments are literal JSON but for {"$repeat": [TEXT, N]}, which the runner writes out
 // (a large argument kept short in the fixture). Any other "$" object is a typo.
 void check_argument_macros(const Checker& c, const Json& value, const std::string& pointer) {
@@ -212,7 +204,10 @@ DriverCheck parse_driver_check(const Checker& c, const Json& entry, const std::s
     c.fail(p + "/expect" + problem->pointer, problem->reason);
   }
   check_given_labels(c, check.check.given, s.script, p + "/given");
-  add_check(c, all, check.check, p + "/id");
+  for (const auto& taken : all) {
+    if (taken.id == check.check.id) c.fail(p + "/id", "duplicate check id \"" + taken.id + "\"");
+  }
+  all.push_back(check.check);
   return check;
 }
 
@@ -247,13 +242,11 @@ Defaults load_defaults(const std::filesystem::path& file) {
   const auto root = parse_json_file(file);
   c.object(root, "");
   c.only_keys(root, {"timeouts", "line_cap_bytes", "server_info", "capabilities", "tools"}, "");
-  Defaults defaults;
-  defaults.timeouts = read_timeouts(c, root);
-  defaults.line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024);
-  defaults.server_info = c.object(c.member(root, "server_info", ""), "/server_info");
-  defaults.capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities");
-  defaults.tools = c.array(c.member(root, "tools", ""), "/tools");
-  return defaults;
+  return {.timeouts = read_timeouts(c, root),
+          .line_cap_bytes = c.count(c.member(root, "line_cap_bytes", ""), "/line_cap_bytes", 1024),
+          .server_info = c.object(c.member(root, "server_info", ""), "/server_info"),
+          .capabilities = c.object(c.member(root, "capabilities", ""), "/capabilities"),
+          .tools = c.array(c.member(root, "tools", ""), "/tools")};
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::string& id,
@@ -376,8 +369,6 @@ Json resolve_script(const Scenario& scenario, const Defaults& defaults, const Ru
               {"checks", checks}};
 }
 
-// Named timeouts become milliseconds (an idle step's "timeout" its "ms", a request step's
-// "request_timeout" the contract's "timeout_ms") and $repeat macros their strings.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled) {
   Json steps = scenario.driver_steps;
   const auto resolve = [&](Json& step, const char* from, const char* to) {

@@ -103,18 +103,14 @@ bool known(const BaselineEntry& entry, const KnownIds& ids) {
           is_builtin_check(entry.check_id.substr(colon + 1)));
 }
 
-bool names(const BaselineEntry& entry, const Finding& finding) {
-  return entry.finding == finding.check &&
-         (!entry.transport || *entry.transport == finding.transport);
-}
-
 void apply_to_findings(const Baseline& baseline, RunResult& run) {
   std::set<std::string> transports;
   for (const auto& result : run.cases) transports.insert(result.transport);
   for (auto& finding : run.findings) {
     for (const auto* list : {&baseline.flaky, &baseline.expected_failures}) {
-      const auto entry = std::find_if(list->begin(), list->end(),
-                                      [&](const BaselineEntry& e) { return names(e, finding); });
+      const auto entry = std::find_if(list->begin(), list->end(), [&](const BaselineEntry& e) {
+        return e.finding == finding.check && (!e.transport || *e.transport == finding.transport);
+      });
       if (entry == list->end() || finding.expectation != Expectation::kNone) continue;
       finding.expectation_reason = entry->reason;
       finding.expectation = list == &baseline.flaky ? Expectation::kFlaky

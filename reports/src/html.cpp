@@ -513,7 +513,6 @@ std::string html_href(const fs::path& relative) {
 
 std::string html_cell_class(const CaseResult& result) { return cell_of(result).css; }
 
-// A cell's tooltip: why the case is not a plain PASS.
 std::string html_cell_reason(const CaseResult& result) {
   if (result.expectation == Expectation::kStale) {
     return shorten("listed in the baseline, but passed: " + result.expectation_reason, 300);

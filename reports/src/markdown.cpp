@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "core/files.hpp"
 #include "core/text.hpp"
 #include "reports/html.hpp"
 #include "reports/issue_report.hpp"
@@ -233,10 +232,6 @@ std::vector<std::string> latency_lines(const RunResult& run) {
     }
   }
   return lines;
-}
-
-void write_summary_markdown(const RunResult& run, const std::filesystem::path& file) {
-  write_file(file, render_summary_markdown(run));
 }
 
 }  // namespace mcpping

@@ -53,7 +53,6 @@ std::vector<const CheckResult*> notable_checks(const CaseResult& result) {
   for (const auto& check : result.checks) {
     if (check.verdict != Verdict::Pass) notable.push_back(&check);
   }
-  // The case's own subject first, then collateral checks; the worst first within each.
   std::stable_sort(notable.begin(), notable.end(), [](const CheckResult* a, const CheckResult* b) {
     const bool a_collateral = a->kind == CheckKind::Collateral;
     const bool b_collateral = b->kind == CheckKind::Collateral;

@@ -135,7 +135,8 @@ std::chrono::milliseconds scaled_ms(const TimeoutTable& scaled, const std::strin
 // nothing else.
 Json resolve_script(const Scenario& scenario, const Defaults& defaults, const RunSettings& run);
 
-// driver_steps with every {"op":"idle","timeout":NAME} turned into {"op":"idle","ms":N}.
+// driver_steps with named timeouts as milliseconds (an idle step's "timeout" its "ms", a request
+// step's "request_timeout" the contract's "timeout_ms") and $repeat macros as their strings.
 Json resolve_driver_steps(const Scenario& scenario, const TimeoutTable& scaled);
 
 // Checks the top level of a resolve_script() result (the mock servers' input) and returns

@@ -32,7 +32,7 @@ std::string html_href(const std::filesystem::path& relative);
 
 // The parts every page of the report shares, for other pages in its style (the side-by-side
 // page of `table --html`): the head with the style sheet and the policy, the end, the legend
-// of the cell colours, a cell's colour class for a case and its one-line reason (a tooltip).
+// of the cell colours, a case cell's colour class and its tooltip (why it is not a plain PASS).
 std::string html_page_start(const std::string& title);
 std::string_view html_page_end();
 std::string_view html_legend();

@@ -1,7 +1,6 @@
 // summary.md: a run's summary for a CI job summary or a pull-request comment.
 #pragma once
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,6 @@ namespace mcpping {
 // first kIssueReportsInSummary of them (the rest on the cases' HTML pages).
 inline constexpr std::size_t kIssueReportsInSummary = 20;
 std::string render_summary_markdown(const RunResult& run);
-void write_summary_markdown(const RunResult& run, const std::filesystem::path& file);
 
 // "Total N: P passed, F failed, X expected failures, U unsupported, I informational, E errors"
 // (plus non-strict, flaky and stale counts when there are any).
