@@ -296,29 +296,17 @@ std::optional<ClientMessage> ClientInbox::await_message(const Json& pattern,
 
 std::string ClientInbox::no_message_text(Pump why, double within_ms,
                                          Clock::time_point since) const {
-  switch (why) {
-    case Pump::Eof:
-    case Pump::CaseDeadline:
-      return (why == Pump::Eof ? "the client closed the connection after "
-                               : "the case deadline passed after ") +
-             format_ms(elapsed_ms(since, Clock::now())) + " ms";
-    case Pump::Interrupted:
-      return "interrupted";
-    default:
-      break;
-  }
+  if (why == Pump::Interrupted) return "interrupted";
+  if (why == Pump::Eof || why == Pump::CaseDeadline)
+    return (why == Pump::Eof ? "the client closed the connection after "
+                             : "the case deadline passed after ") +
+           format_ms(elapsed_ms(since, Clock::now())) + " ms";
   std::string text = "nothing matching within " + format_ms(within_ms) + " ms";
   if (!waiting_.empty()) {
     text += " (waiting unmatched:";
-    std::size_t shown = 0;
-    for (const auto& m : waiting_) {
-      if (shown++ == 3) {
-        text += " ...";
-        break;
-      }
-      text += " " + describe_message(m.json) + ";";
-    }
-    text += ")";
+    for (std::size_t i = 0; i < waiting_.size() && i < 3; ++i)
+      text += " " + describe_message(waiting_[i].json) + ";";
+    text += waiting_.size() > 3 ? " ...)" : ")";
   }
   return text;
 }
