@@ -286,13 +286,12 @@ SendResult StdioChannel::write_out(const std::vector<std::string>& writes, std::
   return result;
 }
 
-bool StdioChannel::hold_input_at(std::size_t min_bytes) {
+void StdioChannel::hold_input_at(std::size_t min_bytes) {
   {
     const std::lock_guard lock(mutex_);
     hold_at_bytes_ = min_bytes;
   }
   wake();  // the reader may hold enough of a message already
-  return true;
 }
 
 void StdioChannel::hold_if_partial(const LineSplitter& splitter) {

@@ -51,7 +51,7 @@ class StdioChannel : public Channel {
   void close_input() override;
   void close_output() override;
   std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override;
-  bool hold_input_at(std::size_t min_bytes) override;
+  void hold_input_at(std::size_t min_bytes) override;
 
  private:
   // Writes each of `writes` (in `chunk`-byte writes, 0: as few as possible) until one fails,
