@@ -74,6 +74,12 @@ class StdioChannel : public Channel {
   void hold_if_partial(const LineSplitter& splitter);
   // After a write to the client: a held input is read again.
   void release_hold();
+  // `f()`, with mutex_ held.
+  template <class F>
+  auto locked(F f) {
+    const std::lock_guard lock(mutex_);
+    return f();
+  }
 
   const int in_fd_, out_fd_, err_fd_;
   const std::size_t line_cap_;
