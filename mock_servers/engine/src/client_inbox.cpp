@@ -29,9 +29,7 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
       std::this_thread::sleep_until(deadline);
       return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
     }
-    auto in = std::move(*stash_);
-    stash_.reset();
-    return contacted(std::move(in));
+    return contacted(*std::exchange(stash_, std::nullopt));
   }
   auto in = parts_.channel.receive(deadline);
   if (in.kind != Incoming::Kind::Timeout && in.at > deadline) {

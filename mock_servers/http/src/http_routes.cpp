@@ -23,9 +23,7 @@ std::optional<PostFault> PostFaults::take(const Json& message) {
         return matches(fault_->pattern, element, fault_->captures);
       }))
     return std::nullopt;
-  auto fault = std::move(*fault_);
-  fault_.reset();
-  return fault;
+  return std::exchange(fault_, std::nullopt);
 }
 
 void HttpRoutes::install(httplib::Server& server) {
