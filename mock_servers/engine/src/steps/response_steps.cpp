@@ -260,7 +260,6 @@ struct ExpectResponse final : Step {
       if (!problems.empty())
         actual += "; " + std::to_string(problems.size()) + " problem(s): " + first_five(problems);
     }
-    if (error_wanted) latencies.clear();  // latency is recorded for pongs only
     if (outcome == Outcome::Broken && broken_only_late) {
       const auto window_end = std::max(requests.front().written, last_pong.value_or(first_written));
       if (auto late = conv.clock().overloaded_between(first_written, window_end)) {
