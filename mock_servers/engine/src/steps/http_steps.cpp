@@ -195,12 +195,11 @@ struct AwaitResume final : Step {
       });
     }
     const auto expected =
-        listening ? "a GET reconnecting the listening stream after the server closed its "
-                    "connection, within " +
-                        format_ms(within_ms) + " ms"
-                  : "a GET with Last-Event-ID naming the last event written on " + *route +
-                        " before the server closed its connection, within " + format_ms(within_ms) +
-                        " ms";
+        (listening
+             ? "a GET reconnecting the listening stream after the server closed its connection"
+             : "a GET with Last-Event-ID naming the last event written on " + *route +
+                   " before the server closed its connection") +
+        ", within " + format_ms(within_ms) + " ms";
     const auto it = resumed.find(*route);
     if (it == resumed.end()) {
       if (why == Pump::CaseDeadline || why == Pump::Interrupted) return conv.after_wait(why);
