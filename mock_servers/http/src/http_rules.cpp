@@ -174,13 +174,6 @@ std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann
   return out;
 }
 
-std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes) {
-  std::string text(rule.expected);
-  if (const auto at = text.find("{max}"); at != std::string::npos)
-    text.replace(at, 5, std::to_string(max_body_bytes));
-  return text;
-}
-
 std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const std::string& note,
                         const std::string& body) {
   const auto request = req.method + " " + req.path;

@@ -3,7 +3,6 @@
 // the implicit check it records when a client breaks the rule (once per case, Outcome::Broken).
 #pragma once
 
-#include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -98,9 +97,6 @@ const HttpRule& http_rule(HttpRuleId id);
 // The rules of `rules` (each with a predicate) that the request breaks, in that order.
 std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann::json& message,
                                      std::initializer_list<HttpRuleId> rules);
-
-// The check's Expected text, with the body cap filled in.
-std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes);
 
 // The check's Actual text for a request that broke the rule: `note` says why it was refused,
 // `body` is the request body (may be empty).
