@@ -160,10 +160,6 @@ nlohmann::json rpc_error(int code, const std::string& message) {
 
 bool is_routable_response(const nlohmann::json& m) { return is_response(m) && m.contains("id"); }
 
-bool is_single_message(const nlohmann::json& m) {
-  return m.is_object() && (is_request(m) || is_notification(m) || is_routable_response(m));
-}
-
 const HttpRule& http_rule(HttpRuleId id) { return kRules[static_cast<std::size_t>(id)]; }
 
 std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann::json& message,

@@ -88,8 +88,6 @@ nlohmann::json rpc_error(int code, const std::string& message);
 
 // A response the HTTP host accepts must carry an id (null included) to be routed.
 bool is_routable_response(const nlohmann::json& message);
-// One JSON-RPC request, notification or routable response: what a POST body must hold.
-bool is_single_message(const nlohmann::json& message);
 
 // The row of `id`.
 const HttpRule& http_rule(HttpRuleId id);
