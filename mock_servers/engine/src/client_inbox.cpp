@@ -22,24 +22,15 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
     batch_.pop_front();
     return in;
   }
-  if (stash_) {
-    if (stash_->at > deadline) {
-      // Only a channel that stamps arrivals ahead (a test double) gets here early; a real
-      // one stashed it because it came after the deadline, so this does not wait.
-      std::this_thread::sleep_until(deadline);
-      return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
-    }
-    return contacted(*std::exchange(stash_, std::nullopt));
-  }
-  auto in = parts_.channel.receive(deadline);
+  // Only a channel that stamps arrivals ahead (a test double) finds the stash early; a real
+  // one stashed it because it came after the deadline, so this does not wait.
+  if (stash_ && stash_->at > deadline) std::this_thread::sleep_until(deadline);
+  auto in = stash_ ? *std::exchange(stash_, std::nullopt) : parts_.channel.receive(deadline);
   if (in.kind != Incoming::Kind::Timeout && in.at > deadline) {
     stash_ = std::move(in);
     return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
   }
-  return contacted(std::move(in));
-}
-
-Incoming ClientInbox::contacted(Incoming in) {
+  // Notes the client's first contact (CaseClock::contact) when it is one.
   if (in.kind != Incoming::Kind::Timeout && in.kind != Incoming::Kind::Interrupted)
     parts_.clock.contact(in.at);
   return in;
