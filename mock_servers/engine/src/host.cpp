@@ -58,15 +58,6 @@ int open_shutdown_signal_fd() {
   return checked_fd(::signalfd(-1, &set, SFD_CLOEXEC), "signalfd");
 }
 
-// SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
-// and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take.
-// Called before any thread starts.
-void prepare_host_signals() {
-  ::signal(SIGPIPE, SIG_IGN);
-  const sigset_t set = shutdown_signals();
-  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 }  // namespace
 
 int host_fail(Transcript& transcript, const std::string& what, bool on_stderr) {
@@ -86,7 +77,12 @@ int host_main(int argc, char** argv, bool on_stderr,
       std::fprintf(help ? stdout : stderr, "usage: %s --script FILE --evidence-dir DIR\n", argv[0]);
     return help ? 0 : kHostBadInput;
   }
-  prepare_host_signals();
+  // SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
+  // and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take: before
+  // any thread starts.
+  ::signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = shutdown_signals();
+  ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::optional<Transcript> transcript;
   try {
     transcript.emplace(args->evidence_dir);
