@@ -15,14 +15,8 @@ namespace mcpping {
 namespace {
 
 std::string errno_text(int err) {
-  switch (err) {
-    case EPIPE:
-      return "EPIPE (the client closed its end of the pipe)";
-    case EBADF:
-      return "EBADF";
-    default:
-      return std::strerror(err);
-  }
+  if (err == EPIPE) return "EPIPE (the client closed its end of the pipe)";
+  return err == EBADF ? "EBADF" : std::strerror(err);
 }
 
 // Points `fd` at /dev/null: the pipe end it held closes (the client sees EPIPE or EOF),
