@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "engine/host.hpp"
 
@@ -14,14 +15,8 @@ namespace mcpping {
 namespace {
 
 std::string errno_text(int err) {
-  switch (err) {
-    case EPIPE:
-      return "EPIPE (the client closed its end of the pipe)";
-    case EBADF:
-      return "EBADF";
-    default:
-      return std::strerror(err);
-  }
+  if (err == EPIPE) return "EPIPE (the client closed its end of the pipe)";
+  return err == EBADF ? "EBADF" : std::strerror(err);
 }
 
 // Points `fd` at /dev/null: the pipe end it held closes (the client sees EPIPE or EOF),
@@ -80,10 +75,7 @@ StdioChannel::~StdioChannel() {
 }
 
 void StdioChannel::start() {
-  {
-    const std::lock_guard lock(mutex_);
-    reader_running_ = true;
-  }
+  locked([&] { reader_running_ = true; });
   reader_ = std::thread([this] {
     reader_loop();
     end_requested_input(/*reader_ends=*/true);
@@ -120,11 +112,7 @@ void StdioChannel::reader_loop() {
   bool reading = true;
   bool watch_output = true;
   while (!stopping_) {
-    bool held = false;
-    {
-      const std::lock_guard lock(mutex_);
-      held = held_;
-    }
+    const bool held = locked([&] { return held_; });
     pollfd fds[2] = {{wake_[0], POLLIN, 0},
                      {reading ? (held ? -1 : in_fd_) : (watch_output ? out_fd_ : -1), 0, 0}};
     // Reading: wait for input. After close_input: watch our stdout for the client closing
@@ -145,11 +133,8 @@ void StdioChannel::reader_loop() {
         release_input();
         continue;
       }
-      bool end_asked = false;
-      {
-        const std::lock_guard lock(mutex_);
-        end_asked = end_requested_.has_value() && !input_end_.has_value();
-      }
+      const bool end_asked =
+          locked([&] { return end_requested_.has_value() && !input_end_.has_value(); });
       if (end_asked) {
         if (reading && !read_available(splitter, buffer)) return;
         end_requested_input(/*reader_ends=*/false);
@@ -184,14 +169,7 @@ void StdioChannel::reader_loop() {
 // What the client wrote before the signal is still in the pipe, maybe not read yet: the
 // reader queues it first (a SIGTERM right after the client's pong must not lose the pong).
 void StdioChannel::end_input(Incoming::Kind why) {
-  {
-    const std::lock_guard lock(mutex_);
-    if (!reader_running_) {
-      input_end_ = why;
-    } else {
-      end_requested_ = why;
-    }
-  }
+  locked([&] { (reader_running_ ? end_requested_ : input_end_) = why; });
   arrived_.notify_all();
   wake();
 }
@@ -286,13 +264,9 @@ SendResult StdioChannel::write_out(const std::vector<std::string>& writes, std::
   return result;
 }
 
-bool StdioChannel::hold_input_at(std::size_t min_bytes) {
-  {
-    const std::lock_guard lock(mutex_);
-    hold_at_bytes_ = min_bytes;
-  }
+void StdioChannel::hold_input_at(std::size_t min_bytes) {
+  locked([&] { hold_at_bytes_ = min_bytes; });
   wake();  // the reader may hold enough of a message already
-  return true;
 }
 
 void StdioChannel::hold_if_partial(const LineSplitter& splitter) {
@@ -309,12 +283,7 @@ void StdioChannel::hold_if_partial(const LineSplitter& splitter) {
 }
 
 void StdioChannel::release_hold() {
-  {
-    const std::lock_guard lock(mutex_);
-    if (!held_) return;
-    held_ = false;
-  }
-  wake();
+  if (locked([&] { return std::exchange(held_, false); })) wake();
 }
 
 void StdioChannel::close_input() {

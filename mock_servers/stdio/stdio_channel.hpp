@@ -51,7 +51,7 @@ class StdioChannel : public Channel {
   void close_input() override;
   void close_output() override;
   std::size_t write_stderr(std::string_view bytes, Clock::time_point deadline) override;
-  bool hold_input_at(std::size_t min_bytes) override;
+  void hold_input_at(std::size_t min_bytes) override;
 
  private:
   // Writes each of `writes` (in `chunk`-byte writes, 0: as few as possible) until one fails,
@@ -74,6 +74,12 @@ class StdioChannel : public Channel {
   void hold_if_partial(const LineSplitter& splitter);
   // After a write to the client: a held input is read again.
   void release_hold();
+  // `f()`, with mutex_ held.
+  template <class F>
+  auto locked(F f) {
+    const std::lock_guard lock(mutex_);
+    return f();
+  }
 
   const int in_fd_, out_fd_, err_fd_;
   const std::size_t line_cap_;

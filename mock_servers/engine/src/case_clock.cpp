@@ -36,8 +36,7 @@ void CaseClock::contact(Clock::time_point at) {
 }
 
 void CaseClock::exceed_startup() {
-  if (startup_exceeded_) return;
-  startup_exceeded_ = true;
+  if (std::exchange(startup_exceeded_, true)) return;
   transcript_.event("the client did not start within " + format_ms(startup_ms_ / 1000.0) +
                         " s: no line, byte or request reached the server (start-up budget "
                         "startup_ms)",

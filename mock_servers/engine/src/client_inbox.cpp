@@ -22,26 +22,15 @@ Incoming ClientInbox::next(Clock::time_point deadline) {
     batch_.pop_front();
     return in;
   }
-  if (stash_) {
-    if (stash_->at > deadline) {
-      // Only a channel that stamps arrivals ahead (a test double) gets here early; a real
-      // one stashed it because it came after the deadline, so this does not wait.
-      std::this_thread::sleep_until(deadline);
-      return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
-    }
-    auto in = std::move(*stash_);
-    stash_.reset();
-    return contacted(std::move(in));
-  }
-  auto in = parts_.channel.receive(deadline);
+  // Only a channel that stamps arrivals ahead (a test double) finds the stash early; a real
+  // one stashed it because it came after the deadline, so this does not wait.
+  if (stash_ && stash_->at > deadline) std::this_thread::sleep_until(deadline);
+  auto in = stash_ ? *std::exchange(stash_, std::nullopt) : parts_.channel.receive(deadline);
   if (in.kind != Incoming::Kind::Timeout && in.at > deadline) {
     stash_ = std::move(in);
     return Incoming{Incoming::Kind::Timeout, {}, 0, Clock::now()};
   }
-  return contacted(std::move(in));
-}
-
-Incoming ClientInbox::contacted(Incoming in) {
+  // Notes the client's first contact (CaseClock::contact) when it is one.
   if (in.kind != Incoming::Kind::Timeout && in.kind != Incoming::Kind::Interrupted)
     parts_.clock.contact(in.at);
   return in;
@@ -296,29 +285,17 @@ std::optional<ClientMessage> ClientInbox::await_message(const Json& pattern,
 
 std::string ClientInbox::no_message_text(Pump why, double within_ms,
                                          Clock::time_point since) const {
-  switch (why) {
-    case Pump::Eof:
-    case Pump::CaseDeadline:
-      return (why == Pump::Eof ? "the client closed the connection after "
-                               : "the case deadline passed after ") +
-             format_ms(elapsed_ms(since, Clock::now())) + " ms";
-    case Pump::Interrupted:
-      return "interrupted";
-    default:
-      break;
-  }
+  if (why == Pump::Interrupted) return "interrupted";
+  if (why == Pump::Eof || why == Pump::CaseDeadline)
+    return (why == Pump::Eof ? "the client closed the connection after "
+                             : "the case deadline passed after ") +
+           format_ms(elapsed_ms(since, Clock::now())) + " ms";
   std::string text = "nothing matching within " + format_ms(within_ms) + " ms";
   if (!waiting_.empty()) {
     text += " (waiting unmatched:";
-    std::size_t shown = 0;
-    for (const auto& m : waiting_) {
-      if (shown++ == 3) {
-        text += " ...";
-        break;
-      }
-      text += " " + describe_message(m.json) + ";";
-    }
-    text += ")";
+    for (std::size_t i = 0; i < waiting_.size() && i < 3; ++i)
+      text += " " + describe_message(waiting_[i].json) + ";";
+    text += waiting_.size() > 3 ? " ...)" : ")";
   }
   return text;
 }

@@ -126,8 +126,6 @@ class ClientInbox {
 
  private:
   Incoming next(Clock::time_point deadline);
-  // `in`, after noting the client's first contact (CaseClock::contact) when it is one.
-  Incoming contacted(Incoming in);
   // The steps of pump(): the default-service requests already in the inbox, the claim seeing
   // each first (true: one was claimed); then each input taken in turn, nullopt while the pump
   // goes on.

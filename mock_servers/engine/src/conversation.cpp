@@ -6,12 +6,6 @@ namespace mcpping {
 
 namespace {
 
-TimeoutTable timeouts_of(const Json& resolved) {
-  TimeoutTable timeouts;
-  for (const auto& [name, ms] : resolved.at("timeouts").items()) timeouts[name] = ms.get<double>();
-  return timeouts;
-}
-
 std::vector<const Step*> steps_of(const ParsedScript& script) {
   std::vector<const Step*> steps;
   for (const auto& step : script.steps) steps.push_back(step.step.get());
@@ -25,7 +19,7 @@ Conversation::Conversation(const Json& resolved, const ParsedScript& script, Cha
     : channel_(channel),
       transcript_(transcript),
       defaults_(server_defaults_from(resolved)),
-      timeouts_(timeouts_of(resolved)),
+      timeouts_(resolved.at("timeouts").get<TimeoutTable>()),
       script_(steps_of(script)),
       clock_(timeout("startup_ms"), timeout("case_deadline_ms"), transcript),
       recorder_(transcript, script_),

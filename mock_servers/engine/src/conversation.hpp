@@ -62,9 +62,7 @@ class Conversation {
             bool batch = false) {
     return sender_.send(frames, options, label, inbox_.client_requests(), batch);
   }
-  bool send_one(const Json& frame, const std::string& route = {}) {
-    return sender_.send_one(frame, inbox_.client_requests(), route);
-  }
+  bool send_one(const Json& frame) { return sender_.send_one(frame, inbox_.client_requests()); }
   // Captures `request` as `as` and `result` as `<as>_result`, and sends the answer.
   bool answer(const std::string& as, const Json& request, const Json& result);
 

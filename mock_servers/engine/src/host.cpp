@@ -58,25 +58,6 @@ int open_shutdown_signal_fd() {
   return checked_fd(::signalfd(-1, &set, SFD_CLOEXEC), "signalfd");
 }
 
-const char* signal_name(int sig) {
-  return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
-}
-
-// SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
-// and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take.
-// Called before any thread starts.
-void prepare_host_signals() {
-  ::signal(SIGPIPE, SIG_IGN);
-  const sigset_t set = shutdown_signals();
-  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-// `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
-void write_pid_file(const std::filesystem::path& evidence_dir) {
-  std::ofstream pid_file(evidence_dir / "mock.pid");
-  pid_file << ::getpid() << "\n";
-}
-
 }  // namespace
 
 int host_fail(Transcript& transcript, const std::string& what, bool on_stderr) {
@@ -96,7 +77,12 @@ int host_main(int argc, char** argv, bool on_stderr,
       std::fprintf(help ? stdout : stderr, "usage: %s --script FILE --evidence-dir DIR\n", argv[0]);
     return help ? 0 : kHostBadInput;
   }
-  prepare_host_signals();
+  // SIGPIPE ignored (a client that goes away is a failed write, recorded, not a dead server)
+  // and SIGTERM/SIGINT/SIGHUP blocked in every thread, for the ShutdownWatcher to take: before
+  // any thread starts.
+  ::signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = shutdown_signals();
+  ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::optional<Transcript> transcript;
   try {
     transcript.emplace(args->evidence_dir);
@@ -104,7 +90,8 @@ int host_main(int argc, char** argv, bool on_stderr,
     if (on_stderr) std::fprintf(stderr, "%s\n", e.what());
     return kHostBadInput;
   }
-  write_pid_file(args->evidence_dir);
+  // `mock.pid` in the evidence folder, so the runner can stop a server a client left behind.
+  std::ofstream(std::filesystem::path(args->evidence_dir) / "mock.pid") << ::getpid() << "\n";
   LoadedScript loaded;
   try {
     loaded = load_script(args->script);
@@ -194,7 +181,7 @@ void ShutdownWatcher::loop() {
     transcript_.end("deadline");
     ::_exit(0);
   }
-  const std::string name = signal_name(sig);
+  const std::string name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
   // The runner sends SIGTERM once the driver has exited: the client is gone, as at end of
   // input. SIGINT and SIGHUP interrupt the run.
   transcript_.event("received " + name + ": finishing what the client already sent");

@@ -27,8 +27,7 @@ void LineSplitter::feed(std::string_view bytes, Clock::time_point at, std::vecto
       discarding_ = false;
       discarded_ = 0;
     } else {
-      out.push_back(Incoming{Incoming::Kind::Line, std::move(partial_), 0, at});
-      partial_.clear();
+      out.push_back(Incoming{Incoming::Kind::Line, std::exchange(partial_, {}), 0, at});
     }
     bytes.remove_prefix(newline + 1);
   }
@@ -40,9 +39,7 @@ std::optional<Incoming> LineSplitter::finish(Clock::time_point at) {
     return Incoming{Incoming::Kind::OverflowEnd, {}, discarded_, at};
   }
   if (partial_.empty()) return std::nullopt;
-  Incoming rest{Incoming::Kind::Unterminated, std::move(partial_), 0, at};
-  partial_.clear();
-  return rest;
+  return Incoming{Incoming::Kind::Unterminated, std::exchange(partial_, {}), 0, at};
 }
 
 }  // namespace mcpping

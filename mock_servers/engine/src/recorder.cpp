@@ -91,8 +91,7 @@ void Recorder::settle_deferred() {
                                      " ms after the response); the server went on without it (");
   }
   const auto current = script_.index();
-  auto pending = std::move(deferred_);
-  deferred_.clear();
+  auto pending = std::exchange(deferred_, {});
   for (auto& d : pending) {
     script_.move_to(d.step);
     d.settle();

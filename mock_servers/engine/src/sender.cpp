@@ -36,10 +36,8 @@ bool Sender::send(const std::vector<Json>& frames, const SendOptions& options,
   return result.ok;
 }
 
-bool Sender::send_one(const Json& frame, std::size_t requests_before, const std::string& route) {
-  SendOptions options;
-  options.route = route;
-  return send({frame}, options, nullptr, requests_before);
+bool Sender::send_one(const Json& frame, std::size_t requests_before) {
+  return send({frame}, SendOptions{}, nullptr, requests_before);
 }
 
 void Sender::keep(const Json& frame, Clock::time_point written, std::size_t requests_before,

@@ -29,7 +29,7 @@ class Sender {
   // `label` as a frame of its own, so expect_response records each.
   bool send(const std::vector<Json>& frames, const SendOptions& options, const std::string* label,
             std::size_t requests_before, bool batch = false);
-  bool send_one(const Json& frame, std::size_t requests_before, const std::string& route = {});
+  bool send_one(const Json& frame, std::size_t requests_before);
 
   // The frames sent under `label`, in order (none when nothing was).
   const std::vector<SentFrame>& labelled(const std::string& label) const;

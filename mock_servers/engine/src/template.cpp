@@ -13,13 +13,6 @@ Json lookup(const std::string& ref, const Captures& captures, std::optional<std:
                            : "nothing captured under \"" + ref_root(ref) + "\""));
 }
 
-std::string substitute_text(const std::string& text, const Captures& captures,
-                            std::optional<std::size_t> index) {
-  return replace_refs(text, [&](std::string_view ref) {
-    return value_text(lookup(std::string(ref), captures, index));
-  });
-}
-
 }  // namespace
 
 std::optional<ValueProblem> check_template(const Json& tmpl) {
@@ -49,7 +42,9 @@ Json instantiate(const Json& tmpl, const Captures& captures, std::optional<std::
     const auto& text = tmpl.get_ref<const std::string&>();
     if (auto ref = whole_ref(text)) return lookup(*ref, captures, index);
     if (text.find("${") == std::string::npos) return tmpl;
-    return substitute_text(text, captures, index);
+    return replace_refs(text, [&](std::string_view ref) {
+      return value_text(lookup(std::string(ref), captures, index));
+    });
   }
   // {"$text": "name.path"}: the captured value's text as a string ("1" for 1), for ids that
   // must equal a captured one in value but not in type.

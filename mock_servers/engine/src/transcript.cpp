@@ -112,8 +112,7 @@ void Transcript::host_record(const std::string& kind, Json members, const std::s
 bool Transcript::end(const std::string& reason) {
   {
     const std::lock_guard lock(mutex_);
-    if (ended_) return false;
-    ended_ = true;
+    if (std::exchange(ended_, true)) return false;
   }
   write({{"kind", "end"}, {"reason", reason}});
   return true;

@@ -114,8 +114,7 @@ bool HttpExchanges::delete_session(const std::string& session) {
 void HttpExchanges::stop() {
   {
     const std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
+    if (std::exchange(stopping_, true)) return;
     sessions_.stop_streams();
     for (auto& ex : pending_)
       if (ex->stream) ex->stream->stop();

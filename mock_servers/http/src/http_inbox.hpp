@@ -15,11 +15,7 @@ namespace mcpping {
 class HttpInbox {
  public:
   void push(Incoming in) {
-    {
-      const std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(in));
-    }
-    cv_.notify_all();
+    set([&] { queue_.push_back(std::move(in)); });
   }
   void push_event(const std::string& name, Json meta) {
     push(Incoming{Incoming::Kind::Event, name, 0, Clock::now(), std::move(meta)});

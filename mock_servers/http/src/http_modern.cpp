@@ -1,7 +1,5 @@
 #include "http_modern.hpp"
 
-#include <array>
-
 #include "core/jsonrpc.hpp"
 #include "core/text.hpp"
 #include "engine/modern.hpp"
@@ -13,37 +11,28 @@ namespace {
 constexpr std::string_view kSentinelOpen = "=?base64?";
 constexpr std::string_view kSentinelClose = "?=";
 
-// The value of a Base64 digit (RFC 4648, section 4), -1 for any other character.
-int base64_digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
+// The Base64 alphabet (RFC 4648, section 4): a digit's value is its place in it.
+constexpr std::string_view kBase64Digits =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 std::optional<std::string> base64_decode(std::string_view text) {
   if (text.size() % 4 != 0) return std::nullopt;
   std::string out;
   for (std::size_t at = 0; at < text.size(); at += 4) {
-    std::array<int, 4> digits{};
+    std::size_t bits = 0;
     std::size_t padding = 0;
     for (std::size_t k = 0; k < 4; ++k) {
       const char c = text[at + k];
       // Padding only at the very end, and at most two characters of it.
       if (c == '=' && at + 4 == text.size() && k >= 2) {
         ++padding;
-        digits[k] = 0;
+        bits <<= 6;
         continue;
       }
-      if (padding > 0) return std::nullopt;
-      digits[k] = base64_digit(c);
-      if (digits[k] < 0) return std::nullopt;
+      const auto digit = kBase64Digits.find(c);
+      if (padding > 0 || digit == std::string_view::npos) return std::nullopt;
+      bits = (bits << 6) | digit;
     }
-    const unsigned bits =
-        (static_cast<unsigned>(digits[0]) << 18) | (static_cast<unsigned>(digits[1]) << 12) |
-        (static_cast<unsigned>(digits[2]) << 6) | static_cast<unsigned>(digits[3]);
     out += static_cast<char>((bits >> 16) & 0xFF);
     if (padding < 2) out += static_cast<char>((bits >> 8) & 0xFF);
     if (padding < 1) out += static_cast<char>(bits & 0xFF);

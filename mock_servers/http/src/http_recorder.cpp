@@ -48,7 +48,9 @@ void HttpRecorder::implicit_check(const HttpRule& rule, const std::string& actua
   CheckRecord r;
   r.check = builtin_check(rule.check, rule.spec);
   r.outcome = rule.outcome;
-  r.expected = rule_expected(rule, max_body_bytes_);
+  r.expected = rule.expected;
+  if (const auto at = r.expected.find("{max}"); at != std::string::npos)
+    r.expected.replace(at, 5, std::to_string(max_body_bytes_));
   r.actual = actual;
   r.implicit = true;
   transcript_.check(r);

@@ -23,9 +23,7 @@ std::optional<PostFault> PostFaults::take(const Json& message) {
         return matches(fault_->pattern, element, fault_->captures);
       }))
     return std::nullopt;
-  auto fault = std::move(*fault_);
-  fault_.reset();
-  return fault;
+  return std::exchange(fault_, std::nullopt);
 }
 
 void HttpRoutes::install(httplib::Server& server) {
@@ -91,7 +89,10 @@ bool HttpRoutes::refuse_unread_body(const Req& req, Res& res, const PostBody& bo
 
 bool HttpRoutes::refuse_non_message(const Req& req, Res& res, const Json& message,
                                     const std::string& body, const std::string& session) {
-  if (!message.is_discarded() && (message.is_array() || is_single_message(message))) return false;
+  if (message.is_array() ||
+      (message.is_object() &&
+       (is_request(message) || is_notification(message) || is_routable_response(message))))
+    return false;
   // Legacy answers both with one error message, Streamable HTTP with JSON-RPC's own.
   const bool json = !message.is_discarded();
   const bool legacy = p_.options.legacy;

@@ -160,10 +160,6 @@ nlohmann::json rpc_error(int code, const std::string& message) {
 
 bool is_routable_response(const nlohmann::json& m) { return is_response(m) && m.contains("id"); }
 
-bool is_single_message(const nlohmann::json& m) {
-  return m.is_object() && (is_request(m) || is_notification(m) || is_routable_response(m));
-}
-
 const HttpRule& http_rule(HttpRuleId id) { return kRules[static_cast<std::size_t>(id)]; }
 
 std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann::json& message,
@@ -172,13 +168,6 @@ std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann
   for (const auto id : rules)
     if (auto note = http_rule(id).broken(req, message)) out.push_back({id, std::move(*note)});
   return out;
-}
-
-std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes) {
-  std::string text(rule.expected);
-  if (const auto at = text.find("{max}"); at != std::string::npos)
-    text.replace(at, 5, std::to_string(max_body_bytes));
-  return text;
 }
 
 std::string rule_actual(const HttpRule& rule, const httplib::Request& req, const std::string& note,

@@ -3,7 +3,6 @@
 // the implicit check it records when a client breaks the rule (once per case, Outcome::Broken).
 #pragma once
 
-#include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -89,8 +88,6 @@ nlohmann::json rpc_error(int code, const std::string& message);
 
 // A response the HTTP host accepts must carry an id (null included) to be routed.
 bool is_routable_response(const nlohmann::json& message);
-// One JSON-RPC request, notification or routable response: what a POST body must hold.
-bool is_single_message(const nlohmann::json& message);
 
 // The row of `id`.
 const HttpRule& http_rule(HttpRuleId id);
@@ -98,9 +95,6 @@ const HttpRule& http_rule(HttpRuleId id);
 // The rules of `rules` (each with a predicate) that the request breaks, in that order.
 std::vector<Rejection> rule_problems(const httplib::Request& req, const nlohmann::json& message,
                                      std::initializer_list<HttpRuleId> rules);
-
-// The check's Expected text, with the body cap filled in.
-std::string rule_expected(const HttpRule& rule, std::size_t max_body_bytes);
 
 // The check's Actual text for a request that broke the rule: `note` says why it was refused,
 // `body` is the request body (may be empty).

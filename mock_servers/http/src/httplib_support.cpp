@@ -55,8 +55,6 @@ void configure_server(httplib::Server& server, const HttplibSizing& sizing) {
   server.set_tcp_nodelay(true);  // chopped events leave as separate segments, at once
 }
 
-// httplib 0.11 listens with a backlog of 5 (compiled into the library): a burst of clients
-// would overflow it. listen() again on the same socket raises it.
 void raise_backlog(int server_port) {
   for_each_server_socket(server_port, [](int fd, int peer) {
     if (peer == 0) ::listen(fd, 1024);
@@ -92,8 +90,6 @@ void AcceptLoop::stop(httplib::Server& server, std::chrono::milliseconds limit) 
   thread_.join();
 }
 
-// The accepted socket a request came on is found by its peer port (httplib 0.11 does not
-// give handlers their socket): a "reset" fault must abort that very connection.
 int connection_fd(int server_port, int peer_port) {
   int found = -1;
   for_each_server_socket(server_port, [&](int fd, int peer) {

@@ -24,7 +24,8 @@ struct HttplibSizing {
 // TCP_NODELAY.
 void configure_server(httplib::Server& server, const HttplibSizing& sizing);
 
-// Raises the listen backlog of the socket bound to `server_port`.
+// Raises the listen backlog of the socket bound to `server_port`: httplib 0.11 listens with a
+// backlog of 5 (compiled into the library), which a burst of clients would overflow.
 void raise_backlog(int server_port);
 
 // Waits until the accept loop runs (at most `limit`); false if it never did.
@@ -53,7 +54,8 @@ class AcceptLoop {
 // Aborts the accepted connection whose client port is `peer_port`: no response, an RST.
 void abort_connection(int server_port, int peer_port);
 // The accepted socket of the connection from `peer_port`, -1 if none: httplib 0.11 gives
-// handlers no socket, and an idle SSE stream must notice a client that closed it.
+// handlers no socket, and an idle SSE stream must notice a client that closed it (a "reset"
+// fault aborts that very connection).
 int connection_fd(int server_port, int peer_port);
 // True when the peer of connected socket `fd` has closed its side (end of file waits).
 bool peer_closed(int fd);

@@ -19,12 +19,9 @@ std::string sse_event(const std::string& data, const SseFraming& framing) {
     if (!parsed.is_discarded()) body = parsed.dump(2, ' ', false, Json::error_handler_t::replace);
   }
   // A line break inside the data would end the field: every line gets its own `data:`.
-  std::size_t start = 0;
-  for (;;) {
-    const auto nl = body.find('\n', start);
+  for (std::size_t start = 0, nl = 0; nl != std::string::npos; start = nl + 1) {
+    nl = body.find('\n', start);
     out += "data" + colon + body.substr(start, nl == std::string::npos ? nl : nl - start) + le;
-    if (nl == std::string::npos) break;
-    start = nl + 1;
   }
   out += le;
   // WHATWG ends a line at a CR "not preceded or followed by a U+000A LINE FEED", so a parser

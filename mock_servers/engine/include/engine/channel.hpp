@@ -126,9 +126,9 @@ class Channel {
   // stdio: from now on, the first time the client has written at least `min_bytes` of a
   // message but not its end, stop reading, so that its writes block once the pipe is full,
   // and report an Event "partial-message" (meta: {"bytes": how many so far}); reading resumes
-  // after the next write to the client. 0 takes that back. False when the transport has no
-  // shared stream to hold (HTTP: every client message is its own POST).
-  virtual bool hold_input_at(std::size_t /*min_bytes*/) { return false; }
+  // after the next write to the client. 0 takes that back. HTTP has no shared stream to hold
+  // (every client message is its own POST) and ignores it.
+  virtual void hold_input_at(std::size_t /*min_bytes*/) {}
   // Arms `fault` for the next matching client POST. False when the transport has no POSTs
   // (the loader keeps such steps out of stdio scripts).
   virtual bool arm_post_fault(const PostFault& /*fault*/) { return false; }

@@ -146,13 +146,6 @@ struct Disconnect final : Step {
   }
 };
 
-// A GET that reconnected the disconnected listening stream `route` without resuming it (no
-// Last-Event-ID, or one naming no event of it): a fresh listening stream replaced it.
-bool reconnects(const ClientMessage& m, const std::string& route) {
-  return m.event == "get-stream-opened" && m.meta.is_object() &&
-         m.meta.value("reconnects", "") == route;
-}
-
 // A GET that could have resumed `route` (disconnected then) and did not, described.
 std::optional<std::string> missed_resumption(const ClientMessage& m, const std::string& route) {
   const bool opened = m.event == "get-stream-opened";
@@ -191,7 +184,10 @@ struct AwaitResume final : Step {
     Pump why = Pump::Stopped;
     if (!resumed.count(*route)) {
       why = conv.inbox().pump(t0 + from_ms(within_ms), [&](const ClientMessage& m) {
-        if (reconnects(m, *route) ||
+        // Resumed, or (the listening stream) reconnected without resuming it (no Last-Event-ID,
+        // or one naming no event of it): a fresh listening stream replaced it.
+        if ((m.event == "get-stream-opened" && m.meta.is_object() &&
+             m.meta.value("reconnects", "") == *route) ||
             (m.event == "stream-resumed" && m.meta.value("stream", "") == *route))
           return true;
         if (auto text = missed_resumption(m, *route)) other_gets.push_back(std::move(*text));
@@ -199,12 +195,11 @@ struct AwaitResume final : Step {
       });
     }
     const auto expected =
-        listening ? "a GET reconnecting the listening stream after the server closed its "
-                    "connection, within " +
-                        format_ms(within_ms) + " ms"
-                  : "a GET with Last-Event-ID naming the last event written on " + *route +
-                        " before the server closed its connection, within " + format_ms(within_ms) +
-                        " ms";
+        (listening
+             ? "a GET reconnecting the listening stream after the server closed its connection"
+             : "a GET with Last-Event-ID naming the last event written on " + *route +
+                   " before the server closed its connection") +
+        ", within " + format_ms(within_ms) + " ms";
     const auto it = resumed.find(*route);
     if (it == resumed.end()) {
       if (why == Pump::CaseDeadline || why == Pump::Interrupted) return conv.after_wait(why);

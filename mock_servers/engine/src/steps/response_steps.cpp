@@ -260,7 +260,6 @@ struct ExpectResponse final : Step {
       if (!problems.empty())
         actual += "; " + std::to_string(problems.size()) + " problem(s): " + first_five(problems);
     }
-    if (error_wanted) latencies.clear();  // latency is recorded for pongs only
     if (outcome == Outcome::Broken && broken_only_late) {
       const auto window_end = std::max(requests.front().written, last_pong.value_or(first_written));
       if (auto late = conv.clock().overloaded_between(first_written, window_end)) {
@@ -365,18 +364,6 @@ struct ExpectNoResponse final : Step {
   void record_all(Conversation& conv, Clock::time_point t0, double window_ms) const {
     const auto end = t0 + from_ms(window_ms);
     const auto& requests = conv.sender().labelled(label);
-    std::vector<std::pair<const ClientMessage*, const SentFrame*>> seen;
-    for (const auto& r : conv.inbox().responses()) {
-      for (const auto& req : requests) {
-        // "any": where the client may write no response at all (2026-07-28), every response
-        // after the frame counts, whatever its id says it answers.
-        if (r.at >= req.written &&
-            (forbid == Forbid::Any || attributed(req, r.json, conv.sender().all_sent()))) {
-          seen.emplace_back(&r, &req);
-          break;
-        }
-      }
-    }
     const bool forbid_any = forbid == Forbid::Any;
     const std::string what = forbid_any                  ? "no response at all"
                              : forbid == Forbid::Success ? "no success response"
@@ -385,21 +372,27 @@ struct ExpectNoResponse final : Step {
     const auto expected = what + " to " + std::to_string(requests.size()) + " frame(s) sent as \"" +
                           label + "\", watched until the end of the run";
     std::vector<std::string> violations, errors, all;
-    for (const auto& [r, req] : seen) {
-      const auto text = (r->json.contains("error")
-                             ? describe_error(r->json) + " with id " +
-                                   (r->json.contains("id") ? safe_dump(r->json["id"]) : "absent")
-                             : shorten(safe_dump(r->json), 160)) +
-                        " after " + format_ms(elapsed_ms(req->written, r->at)) + " ms" +
-                        (r->at > end ? " (after the " + format_ms(window_ms) +
-                                           " ms window: the server had gone on)"
-                                     : "");
+    for (const auto& r : conv.inbox().responses()) {
+      // "any": where the client may write no response at all (2026-07-28), every response
+      // after the frame counts, whatever its id says it answers.
+      const auto req = std::find_if(requests.begin(), requests.end(), [&](const SentFrame& q) {
+        return r.at >= q.written && (forbid_any || attributed(q, r.json, conv.sender().all_sent()));
+      });
+      if (req == requests.end()) continue;
+      const auto text = (r.json.contains("error")
+                             ? describe_error(r.json) + " with id " +
+                                   (r.json.contains("id") ? safe_dump(r.json["id"]) : "absent")
+                             : shorten(safe_dump(r.json), 160)) +
+                        " after " + format_ms(elapsed_ms(req->written, r.at)) + " ms" +
+                        (r.at > end ? " (after the " + format_ms(window_ms) +
+                                          " ms window: the server had gone on)"
+                                    : "");
       all.push_back(text);
-      const bool echoes = r->json.contains("id") && req->frame.contains("id") &&
-                          match_id(req->frame["id"], r->json["id"]) == IdMatch::Strict;
-      if (r->json.contains("error")) errors.push_back(text);
+      const bool echoes = r.json.contains("id") && req->frame.contains("id") &&
+                          match_id(req->frame["id"], r.json["id"]) == IdMatch::Strict;
+      if (r.json.contains("error")) errors.push_back(text);
       if (forbid_any ||
-          (!r->json.contains("error") && !(forbid == Forbid::SuccessWithAnotherId && echoes)))
+          (!r.json.contains("error") && !(forbid == Forbid::SuccessWithAnotherId && echoes)))
         violations.push_back(text);
     }
     const auto watched = "in the " + format_ms(elapsed_ms(t0, Clock::now())) + " ms to the end";
