@@ -279,13 +279,6 @@ std::vector<fs::path> write_client_results(const std::vector<LabelledRun>& clien
   return files;
 }
 
-// The worst status of the clients' runs.
-int exit_status(const std::vector<LabelledRun>& clients) {
-  RunStatus worst = RunStatus::kOk;
-  for (const auto& client : clients) worst = std::max(worst, run_status(client.run));
-  return exit_code(worst);
-}
-
 int merge(const MergeOptions& options) {
   std::vector<LabelledRun> shards;
   for (const auto& [label, dir] : options.columns) {
@@ -306,7 +299,9 @@ int merge(const MergeOptions& options) {
             << (options.output / "html" / "index.html").string();
   for (const auto& file : results) std::cout << ", " << file.string();
   std::cout << "\n";
-  return exit_status(clients);
+  RunStatus worst = RunStatus::kOk;  // of the clients' runs
+  for (const auto& client : clients) worst = std::max(worst, run_status(client.run));
+  return exit_code(worst);
 }
 
 int write_baseline(const BaselineOptions& options) {

@@ -6,7 +6,6 @@
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "conformance/case_schedule.hpp"
@@ -18,6 +17,7 @@
 #include "core/text.hpp"
 #include "core/transport.hpp"
 #include "reports/evidence.hpp"
+#include "reports/number_text.hpp"
 
 namespace mcpping {
 
@@ -65,14 +65,9 @@ std::string progress_line(std::size_t done, std::size_t total, const CaseResult&
   char head[64];
   std::snprintf(head, sizeof head, "[%*zu/%zu] %-13s", width, done, total,
                 std::string(to_string(result.verdict)).c_str());
-  std::ostringstream line;
-  line << head << " " << result.transport << "  " << result.case_id;
-  if (result.verdict != Verdict::Unsupported) {
-    char took[32];
-    std::snprintf(took, sizeof took, "  (%.2f s)", result.duration_ms / 1000.0);
-    line << took;
-  }
-  return line.str();
+  const std::string line = std::string(head) + " " + result.transport + "  " + result.case_id;
+  if (result.verdict == Verdict::Unsupported) return line;
+  return line + "  (" + number_text::fixed(result.duration_ms / 1000.0, 2) + " s)";
 }
 
 // What to print under a case's progress line.
