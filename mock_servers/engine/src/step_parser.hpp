@@ -58,6 +58,7 @@ class StepParser {
   // The action's value must be {}.
   void empty_arg() const;
   const Json& object_arg() const { return reader().object(arg(), arg_pointer_); }
+  std::string string_arg() const { return reader().string(arg(), arg_pointer_); }
 
   // The timeout named by `key`, or `fallback` when the step has none; an unknown name fails.
   std::string timeout(const std::string& key, const std::string& fallback) const;

@@ -143,7 +143,7 @@ std::unique_ptr<Step> parse_stderr(StepParser& p) {
   if (p.has("stderr_bytes")) {
     s->filler = p.reader().count(p.arg(), p.arg_pointer(), 1);
   } else {
-    s->text = p.reader().string(p.arg(), p.arg_pointer());
+    s->text = p.string_arg();
   }
   s->within = p.timeout("within", "pong_cap_ms");
   s->check = p.optional_check("check");
