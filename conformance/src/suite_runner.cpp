@@ -65,7 +65,7 @@ std::string progress_line(std::size_t done, std::size_t total, const CaseResult&
   char head[64];
   std::snprintf(head, sizeof head, "[%*zu/%zu] %-13s", width, done, total,
                 std::string(to_string(result.verdict)).c_str());
-  const std::string line = std::string(head) + " " + result.transport + "  " + result.case_id;
+  std::string line = std::string(head) + " " + result.transport + "  " + result.case_id;
   if (result.verdict == Verdict::Unsupported) return line;
   return line + "  (" + number_text::fixed(result.duration_ms / 1000.0, 2) + " s)";
 }
