@@ -343,13 +343,17 @@ int precheck_only(const RunOptions& options) {
 // The catalogue `run` needs: only the fixtures the globs name; a baseline is checked against
 // every case and check id, so it needs them all.
 Catalogue load_for_run(const RunOptions& options) {
-  ScenarioFilter wanted;
-  if (!options.scenario_globs.empty() && !options.baseline) {
-    wanted = [&globs = options.scenario_globs](const std::string& id) {
-      return matches_any(globs, id);
-    };
-  }
-  return load(options.fixtures, wanted);
+  const auto& globs = options.scenario_globs;
+  if (globs.empty() || options.baseline) return load(options.fixtures);
+  Catalogue catalogue =
+      load(options.fixtures, [&](const std::string& id) { return matches_any(globs, id); });
+  // A glob that names no case is a typo: its close matches come from the whole catalogue.
+  const auto names_a_case = [&](const std::string& glob) {
+    return std::any_of(catalogue.scenarios.begin(), catalogue.scenarios.end(),
+                       [&](const Scenario& s) { return glob_matches(glob, s.id); });
+  };
+  if (!std::all_of(globs.begin(), globs.end(), names_a_case)) return load(options.fixtures);
+  return catalogue;
 }
 
 // The cases to run (of this shard): none when the shard has none. `harness_cases` holds the

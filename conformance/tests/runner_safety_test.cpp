@@ -167,5 +167,13 @@ TEST(RunnerSafety, ScenarioGlobMatchingNothingIsAUsageError) {
   EXPECT_NE(run.output.find("matches no case"), std::string::npos) << run.output;
 }
 
+// A run loads only the fixtures its globs name: a typo named nothing, and the message had no
+// close matches to offer.
+TEST(RunnerSafety, RegressionATypoedScenarioGlobStillGetsItsCloseMatches) {
+  const RunnerRun run = run_runner({"--scenario", "ping/idel"}, {MCP_PING_BROKEN_CLIENT});
+  EXPECT_EQ(run.outcome.exit_code, 2);
+  EXPECT_NE(run.output.find("close matches: ping/idle"), std::string::npos) << run.output;
+}
+
 }  // namespace
 }  // namespace mcpping::selftest
