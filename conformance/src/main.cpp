@@ -347,13 +347,12 @@ Catalogue load_for_run(const RunOptions& options) {
   if (globs.empty() || options.baseline) return load(options.fixtures);
   Catalogue catalogue =
       load(options.fixtures, [&](const std::string& id) { return matches_any(globs, id); });
-  // A glob that names no case is a typo: its close matches come from the whole catalogue.
-  const auto names_a_case = [&](const std::string& glob) {
-    return std::any_of(catalogue.scenarios.begin(), catalogue.scenarios.end(),
-                       [&](const Scenario& s) { return glob_matches(glob, s.id); });
-  };
-  if (!std::all_of(globs.begin(), globs.end(), names_a_case)) return load(options.fixtures);
-  return catalogue;
+  try {
+    select_scenarios(catalogue.scenarios, {globs, std::nullopt});  // throws for a glob naming none
+    return catalogue;
+  } catch (const std::invalid_argument&) {
+    return load(options.fixtures);  // a typo: its close matches come from the whole catalogue
+  }
 }
 
 // The cases to run (of this shard): none when the shard has none. `harness_cases` holds the
